@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything the build, the VM harness, the tests and the benchmark
+# need on a Debian bookworm host, as root. Idempotent: when every package and
+# every extracted source is already present it only checks and returns.
+#
+#   scripts/setup.sh            install what is missing
+#   scripts/setup.sh --print    print the kernel versions it would use
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+srcdir=${PFB_SRCDIR:-/var/cache/pfifo-bulk}
+
+log() { echo "setup: $*" >&2; }
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || { log "must run as root (apt-get install)"; exit 1; }
+}
+
+apt_updated=
+apt_update_once() {
+	[ -n "$apt_updated" ] && return
+	log "apt-get update"
+	apt-get update -qq >/dev/null
+	apt_updated=1
+}
+
+# Newest "6.12.N+deb12" ABI name bookworm's archives offer.
+newest_612() {
+	apt_update_once
+	apt-cache pkgnames linux-headers-6.12. |
+		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12\)-amd64$/\1/p' |
+		sort -V | tail -n1
+}
+
+base_pkgs=(
+	build-essential bc kmod flex bison libelf-dev pkg-config xz-utils
+	qemu-system-x86 busybox-static cpio
+	libmnl-dev iproute2 ethtool linux-perf sparse dkms gnuplot-nox
+	python3 jq valgrind man-db dpkg-dev
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
+)
+
+missing() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null |
+			grep -qx installed || echo "$p"
+	done
+}
+
+install_pkgs() {
+	local abi612 todo
+	if [ -z "$(missing "${base_pkgs[@]}")" ] &&
+	   ls /usr/src/linux-headers-6.12.*-amd64 >/dev/null 2>&1 &&
+	   ls /boot/vmlinuz-6.12.*-amd64 >/dev/null 2>&1; then
+		return
+	fi
+	abi612=$(newest_612)
+	[ -n "$abi612" ] || { log "no linux-headers-6.12.*+deb12-amd64 in the archive"; exit 1; }
+	todo=$(missing "${base_pkgs[@]}" "linux-image-$abi612-amd64" "linux-headers-$abi612-amd64")
+	[ -z "$todo" ] && return
+	apt_update_once
+	log "installing: $(echo $todo)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		$todo >/dev/null
+}
+
+# checkpatch.pl and tdc come from the kernel source tarballs; extract only
+# the parts we use (scripts/, tools/testing/selftests/tc-testing and what
+# checkpatch reads) once per tarball.
+extract_sources() {
+	local tb name dest
+	mkdir -p "$srcdir"
+	for tb in /usr/src/linux-source-6.1.tar.xz /usr/src/linux-source-6.12.tar.xz; do
+		name=$(basename "$tb" .tar.xz)
+		dest=$srcdir/$name
+		[ -f "$dest/.extracted" ] && continue
+		log "extracting $tb"
+		rm -rf "$dest"
+		mkdir -p "$dest"
+		tar -xJf "$tb" -C "$dest" --strip-components=1 \
+			--wildcards "$name/scripts" "$name/tools/testing/selftests/tc-testing" \
+			"$name/tools/testing/selftests/net/lib.sh" "$name/tools/testing/selftests/kselftest" \
+			"$name/Documentation/dev-tools/checkpatch.rst" \
+			"$name/MAINTAINERS" "$name/Makefile" 2>/dev/null || true
+		[ -f "$dest/scripts/checkpatch.pl" ] || { log "no checkpatch.pl in $tb"; exit 1; }
+		touch "$dest/.extracted"
+	done
+}
+
+# apt-get source needs deb-src entries; add them for the archives this host
+# already uses for binaries (same mirrors, same keys), once.
+add_deb_src() {
+	local f out=/etc/apt/sources.list.d/pfifo-bulk-src
+	grep -rqsE '^(deb-src |Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/ && return
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		grep -q '^Types: *deb$' "$f" && grep -qi debian-archive-keyring "$f" &&
+			sed 's/^Types: *deb$/Types: deb-src/' "$f" || true
+	done > "$out.sources"
+	[ -s "$out.sources" ] || rm -f "$out.sources"
+	grep -sE '^deb [^ ]*(debian|security)' /etc/apt/sources.list |
+		sed 's/^deb /deb-src /' > "$out.list" || true
+	[ -s "$out.list" ] || rm -f "$out.list"
+	apt_updated=
+}
+
+# The tc plugin is built against the iproute2 headers of the installed tc.
+# No package ships them, so fetch the distribution's source package of the
+# exact installed version.
+iproute2_source() {
+	local ver dest list
+	ver=$(dpkg-query -W -f='${Version}' iproute2)
+	dest=$srcdir/iproute2-$ver
+	[ -f "$dest/.extracted" ] && return
+	log "fetching iproute2 $ver source"
+	add_deb_src
+	apt_update_once
+	rm -rf "$dest" "$dest.tmp"
+	mkdir -p "$dest.tmp"
+	(cd "$dest.tmp" && apt-get source -qq --download-only "iproute2=$ver" >/dev/null &&
+		dpkg-source -x --skip-patches ./*.dsc src >/dev/null)
+	mv "$dest.tmp/src" "$dest"
+	rm -rf "$dest.tmp"
+	touch "$dest/.extracted"
+}
+
+if [ "${1:-}" = "--print" ]; then
+	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||'
+	exit 0
+fi
+
+need_root
+install_pkgs
+extract_sources
+iproute2_source
+log "ok"
