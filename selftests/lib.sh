@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the pfifo_bulk selftests. Source it from a test:
+#	. "$(dirname "$0")/lib.sh"
+# A test prints one line per check ("ok"/"not ok", as sub-results), exits 0
+# when all passed, 1 when any failed, 4 (ksft skip) when it cannot run here.
+
+ksft_skip=4
+PFB_TOP=${PFB_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+pfb_failed=0
+pfb_checks=0
+
+# --- cleanup: "defer CMD..." runs CMD at exit, last deferred first ---------
+pfb_deferred=()
+defer() {
+	pfb_deferred+=("$*")
+}
+pfb_run_deferred() {
+	local i
+	for ((i = ${#pfb_deferred[@]} - 1; i >= 0; i--)); do
+		eval "${pfb_deferred[i]}" >/dev/null 2>&1 || true
+	done
+	pfb_deferred=()
+}
+trap pfb_run_deferred EXIT
+
+# --- requirements ------------------------------------------------------------
+require_root() {
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit $ksft_skip; }
+}
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || { echo "SKIP: needs $c"; exit $ksft_skip; }
+	done
+}
+
+# load_module NAME: the module built in this checkout when it was built for
+# the running kernel, else the installed one (modprobe). Skips the test when
+# neither exists. Unloaded at exit if we loaded it.
+load_module() {
+	local name=$1 ko
+	case $name in
+	sch_pfifo_bulk) ko=$PFB_TOP/net/sched/sch_pfifo_bulk.ko ;;
+	refnic) ko=$PFB_TOP/drivers/net/refnic/refnic.ko ;;
+	*) ko= ;;
+	esac
+	lsmod | grep -q "^$name " && return 0
+	if [ -n "$ko" ] && [ -f "$ko" ] &&
+	   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ]; then
+		insmod "$ko" || return 1
+	else
+		modprobe "$name" 2>/dev/null || { echo "SKIP: module $name not available"; exit $ksft_skip; }
+	fi
+	defer "rmmod $name"
+}
+
+# --- checks ------------------------------------------------------------------
+# check DESCRIPTION CMD...: run CMD, report it as a sub-result.
+check() {
+	local what=$1
+	shift
+	pfb_checks=$((pfb_checks + 1))
+	if "$@"; then
+		echo "ok $pfb_checks $what"
+	else
+		echo "not ok $pfb_checks $what"
+		pfb_failed=1
+	fi
+}
+
+# check_eq DESCRIPTION GOT WANT
+check_eq() {
+	local what=$1 got=$2 want=$3
+	pfb_checks=$((pfb_checks + 1))
+	if [ "$got" = "$want" ]; then
+		echo "ok $pfb_checks $what ($got)"
+	else
+		echo "not ok $pfb_checks $what: got '$got', want '$want'"
+		pfb_failed=1
+	fi
+}
+
+# check_cmp DESCRIPTION A OP B: numeric comparison with awk (floats allowed),
+# OP one of < <= == != >= >.
+check_cmp() {
+	local what=$1 a=$2 op=$3 b=$4
+	pfb_checks=$((pfb_checks + 1))
+	if awk -v a="$a" -v b="$b" "BEGIN { exit !(a $op b) }"; then
+		echo "ok $pfb_checks $what ($a $op $b)"
+	else
+		echo "not ok $pfb_checks $what: $a $op $b is false"
+		pfb_failed=1
+	fi
+}
+
+# check_fails DESCRIPTION CMD...: CMD must fail.
+check_fails() {
+	local what=$1
+	shift
+	check "$what" eval '! "$@" >/dev/null 2>&1'
+}
+
+pfb_exit() {
+	[ "$pfb_checks" -gt 0 ] || { echo "no checks ran"; exit 1; }
+	exit $pfb_failed
+}
+
+# --- reading counters ----------------------------------------------------------
+# qdisc_stat DEV KEY [HANDLE]: a number from "tc -s -j qdisc show" (root
+# qdisc unless HANDLE is given), e.g. packets, drops, backlog, qlen.
+qdisc_stat() {
+	local dev=$1 key=$2 handle=${3:-}
+	tc -s -j qdisc show dev "$dev" |
+		jq -r --arg h "$handle" --arg k "$key" \
+			'[.[] | select(if $h == "" then .root == true else .handle == $h end)][0][$k] // empty'
+}
+
+# link_stat DEV KEY: a counter from /sys/class/net/DEV/statistics.
+link_stat() {
+	cat "/sys/class/net/$1/statistics/$2"
+}
+
+# ethtool_stat DEV NAME: one "ethtool -S" counter.
+ethtool_stat() {
+	ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2; exit }'
+}
+
+# netns_add NAME: a fresh namespace, deleted at exit.
+netns_add() {
+	ip netns add "$1" && defer "ip netns del $1"
+}
