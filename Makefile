@@ -19,7 +19,7 @@ KERNEL_SOURCES := $(wildcard net/sched/*.c drivers/net/refnic/*.c \
 			drivers/net/refnic/*.h include/uapi/linux/*.h)
 
 .PHONY: all modules plugin bulkctl setup check demo checkpatch install \
-	modules_install clean
+	modules_install dkms_install clean clean-modules
 
 all: modules plugin bulkctl
 
@@ -59,8 +59,16 @@ install: all modules_install
 	$(MAKE) -C tc-plugin install
 	$(MAKE) -C tools/bulkctl install
 
-clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+# DKMS: register this source tree and build and install the modules for
+# every kernel whose headers are installed (and, through AUTOINSTALL, for
+# kernels installed later).
+dkms_install:
+	scripts/dkms-check.sh --install
+
+clean-modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+clean: clean-modules
 	$(MAKE) -C tc-plugin clean
 	$(MAKE) -C tools/bulkctl clean
 	rm -f .checkpatch.out
