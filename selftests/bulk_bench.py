@@ -1,0 +1,615 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The lock-savings benchmark: pfifo_bulk against its own bulk-off baseline
+and the stock qdiscs, in the style of the 2014 bulk-dequeue threads.
+
+Every configuration runs alternately in one session (A B C ... A B C ...),
+N repetitions of S seconds each; figures are mean and standard deviation
+over the repetitions, compared as ratios measured in the same run. Each
+repetition has a count pass (kprobe on _raw_spin_lock and the
+qdisc:qdisc_dequeue histogram, both active) and a time pass (no probes: pps,
+busy CPU per packet, latency), so the probes' own cost stays out of the
+times. The report lists regressions first: every figure where pfifo_bulk is
+worse than stock pfifo beyond noise.
+
+Definitions (shared/DESIGN.md): locks/pkt = _raw_spin_lock hits / device tx
+packets; doorbells/pkt = refnic tx_doorbells / refnic tx_packets; batch =
+the tracepoint's packets field; CPU/pkt = busy time in /proc/stat / tx
+packets.
+
+Runs inside the VM (tools/vm/run) on refnic devices it creates, or on a real
+host with -d DEV (pktgen only; dst MAC with --dst-mac).
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+TOP = os.environ.get("PFB_TOP") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRACING = "/sys/kernel/tracing"
+PKTGEN = "/proc/net/pktgen"
+HANDLE = "1:"
+BUCKETS = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
+BUCKET_EDGES = [1, 2, 4, 8, 16, 32, 64]
+
+CONFIGS = {
+    "bulk_off": "pfifo_bulk bulk_pkts 1",
+    "pfifo_bulk": "pfifo_bulk",
+    "bulk_bytes": "pfifo_bulk bulk_bytes 3000",
+    "pfifo": "pfifo",
+    "pfifo_fast": "pfifo_fast",
+    "fq_codel": "fq_codel",
+}
+
+# name: (refnic BQL on, line rate Mb/s or 0 for unlimited, description)
+SCENARIOS = {
+    "bql-bound": (True, 10, "refnic BQL on, 10 Mb/s line (device-bound: batching)"),
+    "nobql-bound": (False, 10, "refnic BQL off, 10 Mb/s line (device-bound, no-BQL driver)"),
+    "cpu-bound": (True, 0, "refnic BQL on, unlimited line (CPU-bound: cost)"),
+}
+
+LOADS = {
+    "pktgen64": "pktgen queue_xmit 64 B frames, one thread per CPU",
+    "pktgen1500": "pktgen queue_xmit 1514 B frames, one thread per CPU",
+    "stream": "UDP stream across a refnic pair, one sender per CPU",
+    "rr": "UDP request/response across a refnic pair, 1 in flight",
+}
+
+# figure: (label, format, better) -- better is "low" or "high"
+FIGURES = {
+    "pps": ("pps", "{:.0f}", "high"),
+    "locks_per_pkt": ("locks/pkt", "{:.2f}", "low"),
+    "doorbells_per_pkt": ("doorbells/pkt", "{:.3f}", "low"),
+    "mean_batch": ("mean batch", "{:.2f}", "high"),
+    "cpu_ns_per_pkt": ("CPU ns/pkt", "{:.0f}", "low"),
+    "p50_us": ("p50 us", "{:.0f}", "low"),
+    "p90_us": ("p90 us", "{:.0f}", "low"),
+    "p95_us": ("p95 us", "{:.0f}", "low"),
+    "p99_us": ("p99 us", "{:.0f}", "low"),
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def sh(cmd, check=True, ns=None):
+    if ns:
+        cmd = "ip netns exec %s %s" % (ns, cmd)
+    r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    if check and r.returncode:
+        raise RuntimeError("%s: %s" % (cmd, r.stderr.strip()))
+    return r.stdout
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text + "\n")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+# --- the kernel side -------------------------------------------------------
+
+def load_modules():
+    """The checkout's modules when built for this kernel, else installed."""
+    release = os.uname().release
+    for name, ko in (("sch_pfifo_bulk", "net/sched/sch_pfifo_bulk.ko"),
+                     ("refnic", "drivers/net/refnic/refnic.ko")):
+        if re.search(r"^%s " % name, read("/proc/modules"), re.M):
+            continue
+        path = os.path.join(TOP, ko)
+        if os.path.exists(path) and \
+                sh("modinfo -F vermagic %s" % path).split()[0] == release:
+            sh("insmod %s" % path)
+        else:
+            sh("modprobe %s" % name)
+    sh("modprobe pktgen")
+
+
+class Probes:
+    """_raw_spin_lock hits (kprobe + hist) and the batch histogram
+    (qdisc:qdisc_dequeue hist on packets) of one qdisc."""
+
+    KPROBE = "pfb_bench_lock"
+
+    def __init__(self):
+        self.lock_trigger = "%s/events/kprobes/%s/trigger" % (TRACING, self.KPROBE)
+        self.deq_trigger = "%s/events/qdisc/qdisc_dequeue/trigger" % TRACING
+        self.deq_spec = None
+        with open("%s/kprobe_events" % TRACING, "a") as f:
+            f.write("p:%s _raw_spin_lock\n" % self.KPROBE)
+        self.lock_spec = "hist:keys=common_pid.execname:vals=hitcount"
+
+    def arm(self, ifindex):
+        self.deq_spec = ("hist:keys=packets:vals=hitcount:sort=packets "
+                         "if ifindex == %d && handle == 0x10000 && packets > 0" % ifindex)
+        with open(self.lock_trigger, "a") as f:
+            f.write(self.lock_spec)
+        with open(self.deq_trigger, "a") as f:
+            f.write(self.deq_spec)
+
+    def disarm(self):
+        for trig, spec in ((self.lock_trigger, self.lock_spec),
+                           (self.deq_trigger, self.deq_spec)):
+            try:
+                with open(trig, "a") as f:
+                    f.write("!" + spec)
+            except OSError:
+                pass
+
+    def read(self):
+        hist = read(self.lock_trigger.replace("trigger", "hist"))
+        m = re.search(r"Hits: (\d+)", hist)
+        locks = int(m.group(1)) if m else 0
+        batches = {}
+        for m in re.finditer(r"packets:\s+(\d+)\s+hitcount:\s+(\d+)",
+                             read(self.deq_trigger.replace("trigger", "hist"))):
+            batches[int(m.group(1))] = int(m.group(2))
+        return locks, batches
+
+    def close(self):
+        self.disarm()
+        with open("%s/kprobe_events" % TRACING, "a") as f:
+            f.write("-:%s\n" % self.KPROBE)
+
+
+def bucketize(batches):
+    out = [0] * len(BUCKETS)
+    for size, hits in batches.items():
+        i = 0
+        while i < len(BUCKET_EDGES) and size > BUCKET_EDGES[i]:
+            i += 1
+        out[i] += hits
+    return out
+
+
+def busy_jiffies():
+    f = read("/proc/stat").splitlines()[0].split()[1:]
+    user, nice, system, idle, iowait, irq, softirq, steal = map(int, f[:8])
+    return user + nice + system + irq + softirq + steal
+
+
+def ethtool_stats(dev, ns=None):
+    out = {}
+    for line in sh("ethtool -S %s" % dev, check=False, ns=ns).splitlines():
+        k, _, v = line.strip().partition(":")
+        if v.strip().isdigit():
+            out[k] = int(v)
+    return out
+
+
+def link_stat(dev, key, ns=None):
+    if ns:
+        return int(sh("cat /sys/class/net/%s/statistics/%s" % (dev, key), ns=ns))
+    return int(read("/sys/class/net/%s/statistics/%s" % (dev, key)))
+
+
+# --- devices and loads -------------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.ncpu = os.cpu_count()
+        self.dev = args.dev or "pfbb0"
+        self.pair = ("pfbb1", "pfbb1p")
+        self.ns = ("pfbbA", "pfbbB")
+        self.real = bool(args.dev)
+        self.tc = "tc"
+        plugin = os.path.join(TOP, "tc-plugin")
+        if os.path.exists(os.path.join(plugin, "q_pfifo_bulk.so")):
+            os.environ["TC_LIB_DIR"] = plugin
+
+    # devices
+    def setup(self):
+        if not self.real:
+            sh("ip link add %s type refnic" % self.dev)
+            sh("ip link set %s up" % self.dev)
+        need_pair = any(l in ("stream", "rr") for l in self.args.loads)
+        if need_pair and not self.real:
+            a, b = self.ns
+            sh("ip netns add %s" % a)
+            sh("ip netns add %s" % b)
+            sh("ip link add %s netns %s type refnic peer name %s netns %s" %
+               (self.pair[0], a, self.pair[1], b))
+            sh("ip addr add 10.77.0.1/24 dev %s" % self.pair[0], ns=a)
+            sh("ip addr add 10.77.0.2/24 dev %s" % self.pair[1], ns=b)
+            for i, n in enumerate(self.ns):
+                sh("ip link set lo up", ns=n)
+                sh("ip link set %s up" % self.pair[i], ns=n)
+            # static neighbours: no ARP traffic inside a measurement
+            for i, n in enumerate(self.ns):
+                other = self.pair[1 - i]
+                mac = sh("cat /sys/class/net/%s/address" % other, ns=self.ns[1 - i]).strip()
+                sh("ip neigh replace 10.77.0.%d lladdr %s dev %s nud permanent" %
+                   (2 - i, mac, self.pair[i]), ns=n)
+
+    def teardown(self):
+        sh("echo stop > %s/pgctrl" % PKTGEN, check=False)
+        for n in self.ns:
+            sh("ip netns del %s" % n, check=False)
+        if not self.real:
+            sh("ip link del %s" % self.dev, check=False)
+
+    def refnic_mode(self, dev, ns, bql, rate):
+        sh("ethtool --set-priv-flags %s bql %s" % (dev, "on" if bql else "off"), ns=ns)
+        sh("ethtool -s %s speed %d" % (dev, rate), ns=ns)
+
+    def scenario(self, name):
+        bql, rate, _ = SCENARIOS[name]
+        if self.real:
+            return
+        self.refnic_mode(self.dev, None, bql, rate)
+        if any(l in ("stream", "rr") for l in self.args.loads):
+            self.refnic_mode(self.pair[0], self.ns[0], bql, rate)
+
+    def target(self, load):
+        """(device, namespace) the qdisc under test sits on for a load."""
+        if load.startswith("pktgen"):
+            return self.dev, None
+        return self.pair[0], self.ns[0]
+
+    def set_qdisc(self, load, config):
+        dev, ns = self.target(load)
+        sh("%s qdisc replace dev %s root handle %s %s" %
+           (self.tc, dev, HANDLE, CONFIGS[config]), ns=ns)
+
+    # loads
+    def pktgen(self, size, secs):
+        for c in range(self.ncpu):
+            t = "%s/kpktgend_%d" % (PKTGEN, c)
+            write(t, "rem_device_all")
+            write(t, "add_device %s@%d" % (self.dev, c))
+            d = "%s/%s@%d" % (PKTGEN, self.dev, c)
+            for cmd in ("count 0", "pkt_size %d" % size, "xmit_mode queue_xmit",
+                        "burst 1", "clone_skb 0", "dst 198.18.0.1",
+                        "dst_mac %s" % self.args.dst_mac):
+                write(d, cmd)
+        starter = threading.Thread(target=write, args=("%s/pgctrl" % PKTGEN, "start"))
+        starter.start()
+        time.sleep(secs)
+        write("%s/pgctrl" % PKTGEN, "stop")
+        starter.join()
+        return {}
+
+    def load_tool(self):
+        return os.path.join(TOP, "selftests", "pfb_load")
+
+    def stream(self, secs):
+        tool = self.load_tool()
+        sink = subprocess.Popen("ip netns exec %s %s sink -p 9200 -t %f -i 500" %
+                                (self.ns[1], tool, secs + 2), shell=True,
+                                stdout=subprocess.PIPE, text=True)
+        time.sleep(0.2)
+        senders = [subprocess.Popen("ip netns exec %s taskset -c %d %s stream -d 10.77.0.2 "
+                                    "-p 9200 -s 64 -t %f" % (self.ns[0], c, tool, secs),
+                                    shell=True, stdout=subprocess.PIPE, text=True)
+                   for c in range(self.ncpu)]
+        for s in senders:
+            s.communicate()
+        out = json.loads(sink.communicate()[0])
+        return {"received": out["received"]}
+
+    def rr(self, secs):
+        tool = self.load_tool()
+        echo = subprocess.Popen("ip netns exec %s %s echo -p 9201 -t %f" %
+                                (self.ns[1], tool, secs + 1), shell=True,
+                                stdout=subprocess.PIPE, text=True)
+        time.sleep(0.2)
+        out = json.loads(sh("%s rr -d 10.77.0.2 -p 9201 -s 64 -t %f" % (tool, secs),
+                            ns=self.ns[0]))
+        echo.communicate()
+        return {k: out[k] for k in ("p50_us", "p90_us", "p95_us", "p99_us")}
+
+    def run_load(self, load, secs):
+        if load == "pktgen64":
+            return self.pktgen(60, secs)
+        if load == "pktgen1500":
+            return self.pktgen(1514, secs)
+        if load == "stream":
+            return self.stream(secs)
+        return self.rr(secs)
+
+    # one measurement
+    def measure(self, load, config, secs, probes):
+        dev, ns = self.target(load)
+        self.set_qdisc(load, config)
+        time.sleep(0.2)
+        ifindex = int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns))
+        if probes:
+            probes.arm(ifindex)
+        tx0 = link_stat(dev, "tx_packets", ns)
+        eth0 = ethtool_stats(dev, ns)
+        cpu0, t0 = busy_jiffies(), time.time()
+        extra = self.run_load(load, secs)
+        cpu1, t1 = busy_jiffies(), time.time()
+        tx = link_stat(dev, "tx_packets", ns) - tx0
+        eth1 = ethtool_stats(dev, ns)
+        fig = {"tx_packets": tx}
+        if probes:
+            locks, batches = probes.read()
+            probes.disarm()
+            hist = bucketize(batches)
+            nb = sum(batches.values())
+            fig["locks_per_pkt"] = locks / tx if tx else None
+            fig["mean_batch"] = (sum(k * v for k, v in batches.items()) / nb) if nb else None
+            fig["batch_hist"] = hist
+            if "tx_doorbells" in eth1 and eth1.get("tx_packets", 0) > eth0.get("tx_packets", 0):
+                fig["doorbells_per_pkt"] = ((eth1["tx_doorbells"] - eth0["tx_doorbells"]) /
+                                            (eth1["tx_packets"] - eth0["tx_packets"]))
+        else:
+            fig["pps"] = tx / (t1 - t0)
+            hz = os.sysconf("SC_CLK_TCK")
+            fig["cpu_ns_per_pkt"] = (cpu1 - cpu0) * 1e9 / hz / tx if tx else None
+            fig.update(extra)
+        return fig
+
+
+# --- statistics and report ---------------------------------------------------
+
+def mean_sd(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+    return m, sd
+
+
+def aggregate(runs):
+    """runs: list of figure dicts of one (scenario, load, config)."""
+    agg = {}
+    for key in FIGURES:
+        m, sd = mean_sd([r.get(key) for r in runs])
+        if m is not None:
+            agg[key] = {"mean": m, "sd": sd, "n": len([r for r in runs if r.get(key) is not None])}
+    hists = [r["batch_hist"] for r in runs if "batch_hist" in r]
+    if hists:
+        agg["batch_hist"] = [sum(h[i] for h in hists) for i in range(len(BUCKETS))]
+    return agg
+
+
+def worse(key, a, b):
+    """True when a (pfifo_bulk) is worse than b (pfifo) beyond noise: the
+    difference exceeds two standard errors and 1 %."""
+    if key not in a or key not in b:
+        return False
+    ma, mb = a[key]["mean"], b[key]["mean"]
+    se = math.sqrt(a[key]["sd"] ** 2 / a[key]["n"] + b[key]["sd"] ** 2 / b[key]["n"])
+    diff = ma - mb if FIGURES[key][2] == "low" else mb - ma
+    return diff > 2 * se and diff > 0.01 * abs(mb)
+
+
+def fmt(agg, key):
+    if key not in agg:
+        return "-"
+    f = FIGURES[key][1]
+    return (f + " ± " + f).format(agg[key]["mean"], agg[key]["sd"])
+
+
+def report(results, meta):
+    lines = []
+    lines.append("pfifo_bulk benchmark: kernel %s, %s, n=%d x %g s, configurations alternated" %
+                 (meta["kernel"], meta["driver"], meta["reps"], meta["seconds"]))
+    lines.append("")
+    regress = []
+    for scen, loads in results.items():
+        for load, cfgs in loads.items():
+            base = cfgs.get("pfifo")
+            for cand in ("pfifo_bulk", "bulk_bytes"):
+                if not base or cand not in cfgs:
+                    continue
+                for key in FIGURES:
+                    if worse(key, cfgs[cand], base):
+                        regress.append("  %s / %s: %s %s is %s vs pfifo %s" %
+                                       (scen, load, cand, FIGURES[key][0],
+                                        fmt(cfgs[cand], key), fmt(base, key)))
+    lines.append("REGRESSIONS (pfifo_bulk worse than stock pfifo beyond 2 standard errors and 1 %):")
+    lines.extend(regress or ["  none"])
+    lines.append("")
+    for scen, loads in results.items():
+        for load, cfgs in loads.items():
+            lines.append("== %s; %s" % (SCENARIOS[scen][2], LOADS[load]))
+            keys = [k for k in FIGURES if any(k in c for c in cfgs.values())]
+            head = "%-11s" % "config" + "".join("%18s" % FIGURES[k][0] for k in keys)
+            lines.append(head)
+            for cfg, agg in cfgs.items():
+                lines.append("%-11s" % cfg + "".join("%18s" % fmt(agg, k) for k in keys))
+            ratios = []
+            for k in ("locks_per_pkt", "doorbells_per_pkt", "pps", "cpu_ns_per_pkt", "p99_us"):
+                for cand, base in (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo")):
+                    if cand in cfgs and base in cfgs and k in cfgs[cand] and k in cfgs[base] \
+                            and cfgs[base][k]["mean"]:
+                        ratios.append("%s %s/%s = %.2f" % (FIGURES[k][0], cand, base,
+                                                          cfgs[cand][k]["mean"] / cfgs[base][k]["mean"]))
+            if ratios:
+                lines.append("ratios: " + "; ".join(ratios))
+            hist_cfgs = [(c, a["batch_hist"]) for c, a in cfgs.items() if "batch_hist" in a]
+            if hist_cfgs:
+                lines.append("batch histogram (share of batches): " + " ".join("%6s" % b for b in BUCKETS))
+                for c, h in hist_cfgs:
+                    tot = sum(h) or 1
+                    lines.append("  %-11s" % c + " " * 23 + " ".join("%5.1f%%" % (100.0 * x / tot) for x in h))
+            lines.append("")
+    return "\n".join(lines)
+
+
+def plot(results, outdir):
+    """locks/pkt, doorbells/pkt and mean batch per configuration."""
+    if not shutil.which("gnuplot"):
+        return None
+    dat = os.path.join(outdir, "plot.dat")
+    panels = []
+    with open(dat, "w") as f:
+        idx = 0
+        for scen, loads in results.items():
+            for load, cfgs in loads.items():
+                if not any("locks_per_pkt" in a for a in cfgs.values()):
+                    continue
+                f.write("# %s %s\n" % (scen, load))
+                for cfg, a in cfgs.items():
+                    row = [cfg]
+                    for k in ("locks_per_pkt", "doorbells_per_pkt", "mean_batch"):
+                        row += ["%g" % a[k]["mean"], "%g" % a[k]["sd"]] if k in a else ["0", "0"]
+                    f.write(" ".join(row) + "\n")
+                f.write("\n\n")
+                panels.append((idx, "%s, %s" % (scen, load)))
+                idx += 1
+    if not panels:
+        return None
+    outputs = []
+    for term, ext in (("pngcairo size 1200,%d" % (320 * len(panels)), "png"),
+                      ("svg size 1200,%d" % (320 * len(panels)), "svg")):
+        out = os.path.join(outdir, "bench." + ext)
+        script = ["set terminal %s" % term, "set output '%s'" % out,
+                  "set multiplot layout %d,3" % len(panels), "set style data histogram",
+                  "set style histogram errorbars gap 1 lw 1", "set style fill solid 0.6",
+                  "set xtics rotate by -30", "set key off", "set yrange [0:*]"]
+        for idx, title in panels:
+            for col, name in ((2, "locks/pkt"), (4, "doorbells/pkt"), (6, "mean batch")):
+                script.append("set title '%s: %s'" % (title, name))
+                script.append("plot '%s' index %d using %d:%d:xtic(1)" % (dat, idx, col, col + 1))
+        script.append("unset multiplot")
+        r = subprocess.run(["gnuplot"], input="\n".join(script), text=True, capture_output=True)
+        if r.returncode == 0:
+            outputs.append(out)
+        elif ext == "png":
+            # pngcairo may be missing in gnuplot-nox: fall back to png
+            script[0] = "set terminal png size 1200,%d" % (320 * len(panels))
+            if subprocess.run(["gnuplot"], input="\n".join(script), text=True).returncode == 0:
+                outputs.append(out)
+    return outputs
+
+
+def perf_diff(bench, outdir, secs):
+    """perf record -a of bulk off and pfifo_bulk under pktgen 64 B, perf diff."""
+    perf = shutil.which("perf")
+    if not perf:
+        return None
+    files = {}
+    load = "pktgen64"
+    for cfg in ("bulk_off", "pfifo_bulk"):
+        bench.set_qdisc(load, cfg)
+        data = os.path.join(outdir, "perf-%s.data" % cfg)
+        rec = subprocess.Popen([perf, "record", "-q", "-a", "-e", "cpu-clock", "-o", data,
+                                "--", "sleep", str(secs)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.1)
+        bench.run_load(load, secs)
+        rec.wait()
+        files[cfg] = data
+    r = subprocess.run([perf, "diff", "--no-demangle", "-c", "delta", files["bulk_off"],
+                        files["pfifo_bulk"]], capture_output=True, text=True)
+    text = r.stdout
+    with open(os.path.join(outdir, "perf-diff.txt"), "w") as f:
+        f.write(text)
+    rows = [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
+    spin = [l for l in rows if "_raw_spin_lock" in l]
+    return {"top": rows[:12], "raw_spin_lock": spin}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    in_vm = bool(os.environ.get("PFB_VM"))
+    ap.add_argument("-n", "--reps", type=int, default=3 if in_vm else 10)
+    ap.add_argument("-t", "--seconds", type=float, default=2 if in_vm else 10)
+    ap.add_argument("-c", "--configs", default=",".join(CONFIGS))
+    ap.add_argument("-s", "--scenarios", default="bql-bound,nobql-bound,cpu-bound")
+    ap.add_argument("-l", "--loads", default="pktgen64,pktgen1500,stream,rr")
+    ap.add_argument("-d", "--dev", help="a real NIC instead of refnic (pktgen loads only)")
+    ap.add_argument("--dst-mac", default="02:00:00:00:00:02")
+    ap.add_argument("-o", "--outdir")
+    ap.add_argument("--no-perf", action="store_true")
+    ap.add_argument("--demo", action="store_true",
+                    help="short run: pktgen 64 B, device-bound BQL on and off, n=2 x 2 s")
+    args = ap.parse_args()
+    if args.demo:
+        args.reps, args.seconds = 2, 2
+        args.scenarios, args.loads = "bql-bound,nobql-bound", "pktgen64"
+        args.no_perf = True
+    args.configs = args.configs.split(",")
+    args.scenarios = args.scenarios.split(",")
+    args.loads = args.loads.split(",")
+    for name, table in (("configs", CONFIGS), ("scenarios", SCENARIOS), ("loads", LOADS)):
+        bad = [x for x in getattr(args, name) if x not in table]
+        if bad:
+            ap.error("unknown %s: %s (known: %s)" % (name, ",".join(bad), ",".join(table)))
+    if args.dev:
+        args.scenarios = ["cpu-bound"]
+        args.loads = [l for l in args.loads if l.startswith("pktgen")]
+    if os.geteuid() != 0:
+        log("SKIP: needs root")
+        return 4
+
+    kernel = os.uname().release
+    outdir = args.outdir or os.path.join(TOP, ".vm", "bench-%s-%s" % (kernel, time.strftime("%Y%m%d-%H%M%S")))
+    os.makedirs(outdir, exist_ok=True)
+    load_modules()
+    bench = Bench(args)
+    probes = None
+    results = {}
+    try:
+        bench.setup()
+        probes = Probes()
+        for scen in args.scenarios:
+            bench.scenario(scen)
+            results[scen] = {}
+            for load in args.loads:
+                runs = {c: [] for c in args.configs}
+                for rep in range(args.reps):
+                    for cfg in args.configs:
+                        fig = {}
+                        if load != "rr":
+                            fig.update(bench.measure(load, cfg, args.seconds, probes))
+                        timed = bench.measure(load, cfg, args.seconds, None)
+                        fig.update({k: v for k, v in timed.items() if k != "tx_packets"})
+                        runs[cfg].append(fig)
+                        log("bench: %s %s %-10s rep %d/%d: %s" % (
+                            scen, load, cfg, rep + 1, args.reps,
+                            ", ".join("%s %s" % (FIGURES[k][0], FIGURES[k][1].format(v))
+                                      for k, v in fig.items() if k in FIGURES and v is not None)))
+                results[scen][load] = {c: aggregate(r) for c, r in runs.items()}
+        perf = None
+        if not args.no_perf and "pktgen64" in args.loads:
+            bench.scenario(args.scenarios[0])
+            perf = perf_diff(bench, outdir, args.seconds)
+    finally:
+        if probes:
+            probes.close()
+        bench.teardown()
+
+    meta = {"kernel": kernel, "reps": args.reps, "seconds": args.seconds,
+            "driver": "driver %s" % (args.dev if args.dev else "refnic"),
+            "cpus": os.cpu_count(), "configs": {c: CONFIGS[c] for c in args.configs},
+            "scenarios": {s: SCENARIOS[s][2] for s in args.scenarios},
+            "loads": {l: LOADS[l] for l in args.loads}, "buckets": BUCKETS}
+    text = report(results, meta)
+    if perf:
+        text += "\nperf diff (baseline bulk_off -> pfifo_bulk, cpu-clock, %s):\n" % args.scenarios[0]
+        text += "\n".join(perf["top"]) + "\n"
+        text += "_raw_spin_lock: " + (" | ".join(s.strip() for s in perf["raw_spin_lock"])
+                                     or "not among the sampled symbols") + "\n"
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump({"meta": meta, "results": results, "perf": perf}, f, indent=1)
+    with open(os.path.join(outdir, "table.txt"), "w") as f:
+        f.write(text + "\n")
+    plots = plot(results, outdir) or []
+    print(text)
+    print("outputs: %s" % ", ".join([os.path.join(outdir, "table.txt"),
+                                     os.path.join(outdir, "results.json")] + plots))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
