@@ -24,7 +24,6 @@ defer "rm -rf $work"
 cp -r "$src"/. "$work"/
 mkdir -p "$work/tc-tests/pfifo_bulk"
 cp "$PFB_TOP/selftests/tdc/pfifo_bulk.json" "$work/tc-tests/pfifo_bulk/"
-ln -sf ../plugin-lib/nsPlugin.py "$work/plugins/nsPlugin.py"
 cat > "$work/tdc_config_local.py" <<PY
 import os
 ENVIR = os.environ.copy()
@@ -39,6 +38,6 @@ echo "$out" | grep -A12 '^not ok' | head -60
 total=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" \
 	"$PFB_TOP/selftests/tdc/pfifo_bulk.json")
 check_cmp "at least 20 tdc cases" "$total" ">=" 20
-check_eq "tdc cases passed" "$(echo "$out" | grep -c '^ok ')" "$total"
+check_eq "tdc cases passed" "$(echo "$out" | grep '^ok ' | grep -vc '# skipped')" "$total"
 check_eq "tdc cases failed" "$(echo "$out" | grep -c '^not ok ')" 0
 pfb_exit
