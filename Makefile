@@ -15,13 +15,14 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SRCCACHE ?= /var/cache/pfifo-bulk
 
-KERNEL_SOURCES := $(wildcard net/sched/*.c drivers/net/refnic/*.c \
-			drivers/net/refnic/*.h include/uapi/linux/*.h)
+KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c \
+			drivers/net/refnic/*.c drivers/net/refnic/*.h \
+			include/uapi/linux/*.h))
 
-.PHONY: all modules plugin bulkctl setup check demo checkpatch install \
+.PHONY: all modules plugin ip-plugin bulkctl setup check demo checkpatch install \
 	modules_install clean
 
-all: modules plugin bulkctl
+all: modules plugin ip-plugin bulkctl
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree $(KDIR) (KVER=$(KVER)): run 'make setup'" >&2; exit 1; }
@@ -32,6 +33,9 @@ plugin:
 
 bulkctl:
 	$(MAKE) -C tools/bulkctl
+
+ip-plugin:
+	$(MAKE) -C ip-plugin
 
 setup:
 	scripts/setup.sh
@@ -58,9 +62,11 @@ modules_install: modules
 install: all modules_install
 	$(MAKE) -C tc-plugin install
 	$(MAKE) -C tools/bulkctl install
+	$(MAKE) -C ip-plugin install
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	$(MAKE) -C tc-plugin clean
 	$(MAKE) -C tools/bulkctl clean
+	$(MAKE) -C ip-plugin clean
 	rm -f .checkpatch.out
