@@ -15,13 +15,14 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SRCCACHE ?= /var/cache/pfifo-bulk
 
-KERNEL_SOURCES := $(wildcard net/sched/*.c drivers/net/refnic/*.c \
-			drivers/net/refnic/*.h include/uapi/linux/*.h)
+KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c \
+			drivers/net/refnic/*.c drivers/net/refnic/*.h \
+			include/uapi/linux/*.h))
 
-.PHONY: all modules plugin bulkctl setup check demo checkpatch install \
-	modules_install dkms_install clean clean-modules
+.PHONY: all modules plugin ip-plugin bulkctl setup check demo checkpatch \
+	install modules_install dkms_install clean clean-modules
 
-all: modules plugin bulkctl
+all: modules plugin ip-plugin bulkctl
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree $(KDIR) (KVER=$(KVER)): run 'make setup'" >&2; exit 1; }
@@ -32,6 +33,9 @@ plugin:
 
 bulkctl:
 	$(MAKE) -C tools/bulkctl
+
+ip-plugin:
+	$(MAKE) -C ip-plugin
 
 setup:
 	scripts/setup.sh
@@ -58,6 +62,7 @@ modules_install: modules
 install: all modules_install
 	$(MAKE) -C tc-plugin install
 	$(MAKE) -C tools/bulkctl install
+	$(MAKE) -C ip-plugin install
 
 # DKMS: register this source tree and build and install the modules for
 # every kernel whose headers are installed (and, through AUTOINSTALL, for
@@ -71,4 +76,5 @@ clean-modules:
 clean: clean-modules
 	$(MAKE) -C tc-plugin clean
 	$(MAKE) -C tools/bulkctl clean
+	$(MAKE) -C ip-plugin clean
 	rm -f .checkpatch.out

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * refnic ethtool: driver info, ring size, completion coalescing, line rate
+ * (link speed), the "bql" private flag and the counters. The names of the
+ * counters are an interface: tests read them.
+ */
+
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "refnic.h"
+
+/* Per TX queue, in this order; the totals start with the same names. */
+enum {
+	REFNIC_S_TX_PACKETS,
+	REFNIC_S_TX_BYTES,
+	REFNIC_S_TX_DOORBELLS,
+	REFNIC_S_TX_XMIT_MORE,
+	REFNIC_S_TX_STOPS,
+	REFNIC_S_TX_WAKES,
+	REFNIC_S_TX_RING_FULL,
+	REFNIC_S_TX_COMPLETIONS,
+	REFNIC_S_NAPI_POLLS,
+	REFNIC_S_TX_TIMEOUTS,
+	REFNIC_S_HIST,
+	REFNIC_S_TXQ = REFNIC_S_HIST + REFNIC_HIST_BUCKETS,
+};
+
+static const char refnic_txq_names[REFNIC_S_HIST][ETH_GSTRING_LEN] = {
+	"tx_packets", "tx_bytes", "tx_doorbells", "tx_xmit_more",
+	"tx_stops", "tx_wakes", "tx_ring_full", "tx_completions",
+	"napi_polls", "tx_timeouts",
+};
+
+static const char refnic_hist_names[REFNIC_HIST_BUCKETS][ETH_GSTRING_LEN] = {
+	"tx_doorbell_pkts_1", "tx_doorbell_pkts_2", "tx_doorbell_pkts_3_4",
+	"tx_doorbell_pkts_5_8", "tx_doorbell_pkts_9_16",
+	"tx_doorbell_pkts_17_32", "tx_doorbell_pkts_33_64",
+	"tx_doorbell_pkts_65_up",
+};
+
+/* Device-wide: the TX names, then these, then the histogram, then these. */
+enum {
+	REFNIC_S_RX_PACKETS,
+	REFNIC_S_RX_BYTES,
+	REFNIC_S_RX_DROPPED,
+	REFNIC_S_RX,
+};
+
+static const char refnic_rx_names[REFNIC_S_RX][ETH_GSTRING_LEN] = {
+	"rx_packets", "rx_bytes", "rx_dropped",
+};
+
+#define REFNIC_S_TOTALS	(REFNIC_S_TXQ + REFNIC_S_RX + 1)	/* + tx_dropped */
+
+enum { REFNIC_PFLAG_BQL, REFNIC_PFLAGS };
+
+static const char refnic_pflag_names[REFNIC_PFLAGS][ETH_GSTRING_LEN] = {
+	"bql",
+};
+
+static void refnic_get_drvinfo(struct net_device *dev,
+			       struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
+	strscpy(info->bus_info, "virtual", sizeof(info->bus_info));
+	info->n_priv_flags = REFNIC_PFLAGS;
+}
+
+static int refnic_get_sset_count(struct net_device *dev, int sset)
+{
+	switch (sset) {
+	case ETH_SS_STATS:
+		return REFNIC_S_TOTALS + dev->real_num_tx_queues * REFNIC_S_TXQ;
+	case ETH_SS_PRIV_FLAGS:
+		return REFNIC_PFLAGS;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* ethtool_puts() is 6.9+. */
+static void refnic_puts(u8 **data, const char *str)
+{
+	strscpy_pad(*data, str, ETH_GSTRING_LEN);
+	*data += ETH_GSTRING_LEN;
+}
+
+static void refnic_get_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	unsigned int i, j;
+
+	switch (sset) {
+	case ETH_SS_STATS:
+		for (j = 0; j < REFNIC_S_HIST; j++)
+			refnic_puts(&data, refnic_txq_names[j]);
+		for (j = 0; j < REFNIC_S_RX; j++)
+			refnic_puts(&data, refnic_rx_names[j]);
+		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
+			refnic_puts(&data, refnic_hist_names[j]);
+		refnic_puts(&data, "tx_dropped");
+		for (i = 0; i < dev->real_num_tx_queues; i++) {
+			for (j = 0; j < REFNIC_S_HIST; j++)
+				ethtool_sprintf(&data, "txq%u_%s", i,
+						refnic_txq_names[j]);
+			for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
+				ethtool_sprintf(&data, "txq%u_%s", i,
+						refnic_hist_names[j]);
+		}
+		break;
+	case ETH_SS_PRIV_FLAGS:
+		memcpy(data, refnic_pflag_names, sizeof(refnic_pflag_names));
+		break;
+	}
+}
+
+/* One TX queue's counters, in REFNIC_S_* order. */
+static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
+{
+	unsigned int start, j;
+
+	do {
+		start = u64_stats_fetch_begin(&q->xstats.syncp);
+		v[REFNIC_S_TX_PACKETS] = u64_stats_read(&q->xstats.packets);
+		v[REFNIC_S_TX_BYTES] = u64_stats_read(&q->xstats.bytes);
+		v[REFNIC_S_TX_DOORBELLS] = u64_stats_read(&q->xstats.doorbells);
+		v[REFNIC_S_TX_XMIT_MORE] = u64_stats_read(&q->xstats.xmit_more);
+		v[REFNIC_S_TX_STOPS] = u64_stats_read(&q->xstats.stops);
+		v[REFNIC_S_TX_RING_FULL] = u64_stats_read(&q->xstats.ring_full);
+		v[REFNIC_S_TX_TIMEOUTS] = u64_stats_read(&q->xstats.timeouts);
+		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
+			v[REFNIC_S_HIST + j] = u64_stats_read(&q->xstats.hist[j]);
+	} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&q->nstats.syncp);
+		v[REFNIC_S_TX_WAKES] = u64_stats_read(&q->nstats.wakes);
+		v[REFNIC_S_TX_COMPLETIONS] = u64_stats_read(&q->nstats.completions);
+		v[REFNIC_S_NAPI_POLLS] = u64_stats_read(&q->nstats.polls);
+	} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
+}
+
+static void refnic_get_ethtool_stats(struct net_device *dev,
+				     struct ethtool_stats *stats, u64 *data)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	u64 *txq_data = data + REFNIC_S_TOTALS;
+	u64 tot[REFNIC_S_TXQ] = {}, rx[REFNIC_S_RX] = {}, txdrop = 0;
+	unsigned int i, j, start;
+
+	for (i = 0; i < priv->nqueues; i++) {
+		struct refnic_queue *q = &priv->queues[i];
+		u64 v[REFNIC_S_TXQ];
+
+		refnic_txq_stats(q, v);
+		for (j = 0; j < REFNIC_S_TXQ; j++)
+			tot[j] += v[j];
+		if (i < dev->real_num_tx_queues) {
+			memcpy(txq_data, v, sizeof(v));
+			txq_data += REFNIC_S_TXQ;
+		}
+		do {
+			start = u64_stats_fetch_begin(&q->nstats.syncp);
+			rx[REFNIC_S_RX_PACKETS] += u64_stats_read(&q->nstats.rx_packets);
+			rx[REFNIC_S_RX_BYTES] += u64_stats_read(&q->nstats.rx_bytes);
+			txdrop += u64_stats_read(&q->nstats.tx_dropped);
+		} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
+		do {
+			start = u64_stats_fetch_begin(&q->rstats.syncp);
+			rx[REFNIC_S_RX_DROPPED] += u64_stats_read(&q->rstats.dropped);
+		} while (u64_stats_fetch_retry(&q->rstats.syncp, start));
+	}
+
+	memcpy(data, tot, REFNIC_S_HIST * sizeof(u64));
+	data += REFNIC_S_HIST;
+	memcpy(data, rx, sizeof(rx));
+	data += REFNIC_S_RX;
+	memcpy(data, tot + REFNIC_S_HIST, REFNIC_HIST_BUCKETS * sizeof(u64));
+	data += REFNIC_HIST_BUCKETS;
+	*data = txdrop;
+}
+
+static void refnic_get_ringparam(struct net_device *dev,
+				 struct ethtool_ringparam *ring,
+				 struct kernel_ethtool_ringparam *kring,
+				 struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+
+	ring->tx_max_pending = REFNIC_RING_MAX;
+	ring->tx_pending = priv->ring_size;
+	ring->rx_max_pending = REFNIC_RX_QLEN;
+	ring->rx_pending = REFNIC_RX_QLEN;
+}
+
+static int refnic_set_ringparam(struct net_device *dev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	u32 old = priv->ring_size;
+	int err;
+
+	if (ring->rx_pending != REFNIC_RX_QLEN || ring->rx_mini_pending ||
+	    ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG_MOD(extack, "only the TX ring size can be set");
+		return -EINVAL;
+	}
+	if (ring->tx_pending < REFNIC_RING_MIN ||
+	    ring->tx_pending > REFNIC_RING_MAX) {
+		NL_SET_ERR_MSG_MOD(extack, "TX ring size must be 16..4096");
+		return -EINVAL;
+	}
+	if (ring->tx_pending == old)
+		return 0;
+
+	if (!netif_running(dev)) {
+		priv->ring_size = ring->tx_pending;
+		return 0;
+	}
+	/* A real NIC reallocates its rings with the datapath stopped. */
+	refnic_down(dev);
+	priv->ring_size = ring->tx_pending;
+	err = refnic_up(dev);
+	if (err) {
+		priv->ring_size = old;
+		if (refnic_up(dev))
+			netdev_err(dev, "cannot restart the datapath\n");
+		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the TX ring");
+	}
+	return err;
+}
+
+static int refnic_get_coalesce(struct net_device *dev,
+			       struct ethtool_coalesce *ec,
+			       struct kernel_ethtool_coalesce *kec,
+			       struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+
+	ec->tx_coalesce_usecs = priv->tx_usecs;
+	ec->tx_max_coalesced_frames = priv->tx_frames;
+	return 0;
+}
+
+static int refnic_set_coalesce(struct net_device *dev,
+			       struct ethtool_coalesce *ec,
+			       struct kernel_ethtool_coalesce *kec,
+			       struct netlink_ext_ack *extack)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+
+	if (ec->tx_coalesce_usecs > REFNIC_TX_USECS_MAX) {
+		NL_SET_ERR_MSG_MOD(extack, "tx-usecs must be at most 10000");
+		return -EINVAL;
+	}
+	if (ec->tx_max_coalesced_frames > REFNIC_TX_FRAMES_MAX) {
+		NL_SET_ERR_MSG_MOD(extack, "tx-frames must be at most 4096");
+		return -EINVAL;
+	}
+	/* The wire reads them at its next run: no need to stop anything. */
+	WRITE_ONCE(priv->tx_usecs, ec->tx_coalesce_usecs);
+	WRITE_ONCE(priv->tx_frames, ec->tx_max_coalesced_frames);
+	return 0;
+}
+
+static int refnic_get_link_ksettings(struct net_device *dev,
+				     struct ethtool_link_ksettings *cmd)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+
+	ethtool_link_ksettings_zero_link_mode(cmd, supported);
+	ethtool_link_ksettings_zero_link_mode(cmd, advertising);
+	cmd->base.speed = priv->line_rate_mbps ? priv->line_rate_mbps :
+						  SPEED_UNKNOWN;
+	cmd->base.duplex = DUPLEX_FULL;
+	cmd->base.port = PORT_OTHER;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+static int refnic_set_link_ksettings(struct net_device *dev,
+				     const struct ethtool_link_ksettings *cmd)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	u32 speed = cmd->base.speed;
+
+	if (cmd->base.autoneg != AUTONEG_DISABLE ||
+	    (cmd->base.duplex != DUPLEX_FULL &&
+	     cmd->base.duplex != DUPLEX_UNKNOWN))
+		return -EINVAL;
+	if (speed == SPEED_UNKNOWN)
+		speed = 0;
+	if (speed > REFNIC_SPEED_MAX)
+		return -EINVAL;
+	/* The wire reads it per frame. */
+	WRITE_ONCE(priv->line_rate_mbps, speed);
+	return 0;
+}
+
+static u32 refnic_get_priv_flags(struct net_device *dev)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+
+	return priv->bql ? BIT(REFNIC_PFLAG_BQL) : 0;
+}
+
+static int refnic_set_priv_flags(struct net_device *dev, u32 flags)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	bool bql = flags & BIT(REFNIC_PFLAG_BQL);
+	int err;
+
+	if (bql == priv->bql)
+		return 0;
+	if (!netif_running(dev)) {
+		priv->bql = bql;
+		return 0;
+	}
+	/* BQL state must start from zero: restart the datapath. */
+	refnic_down(dev);
+	priv->bql = bql;
+	err = refnic_up(dev);
+	if (err)
+		netdev_err(dev, "cannot restart the datapath\n");
+	return err;
+}
+
+const struct ethtool_ops refnic_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_TX_USECS |
+				     ETHTOOL_COALESCE_TX_MAX_FRAMES,
+	.get_drvinfo		= refnic_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_sset_count		= refnic_get_sset_count,
+	.get_strings		= refnic_get_strings,
+	.get_ethtool_stats	= refnic_get_ethtool_stats,
+	.get_ringparam		= refnic_get_ringparam,
+	.set_ringparam		= refnic_set_ringparam,
+	.get_coalesce		= refnic_get_coalesce,
+	.set_coalesce		= refnic_set_coalesce,
+	.get_link_ksettings	= refnic_get_link_ksettings,
+	.set_link_ksettings	= refnic_set_link_ksettings,
+	.get_priv_flags		= refnic_get_priv_flags,
+	.set_priv_flags		= refnic_set_priv_flags,
+	.get_ts_info		= ethtool_op_get_ts_info,
+};

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the refnic selftests, on top of lib.sh. Source after lib.sh.
+
+PFB_IPLIB=$PFB_TOP/ip-plugin
+
+# refnic_require_plugin: "ip link add ... type refnic peer ..." needs ip's
+# link_refnic.so (ip-plugin/); build it if missing.
+refnic_require_plugin() {
+	if [ ! -f "$PFB_IPLIB/link_refnic.so" ]; then
+		make -s -C "$PFB_IPLIB" >/dev/null 2>&1 ||
+			{ echo "SKIP: cannot build ip-plugin/link_refnic.so"; exit $ksft_skip; }
+	fi
+	export IP_LIB_DIR=$PFB_IPLIB
+}
+
+# refnic_pair A B NS: a refnic pair A (here, 10.77.0.1/24) and B (in netns NS,
+# 10.77.0.2/24), both up. Extra arguments go to both ends (numtxqueues N...).
+refnic_pair() {
+	local a=$1 b=$2 ns=$3
+	shift 3
+	refnic_require_plugin
+	netns_add "$ns" || return 1
+	ip link add "$a" "$@" type refnic peer name "$b" "$@" || return 1
+	defer "ip link del $a"
+	# No IPv6 autoconf chatter: counters then come from the tests alone.
+	sysctl -qw net.ipv6.conf.$a.disable_ipv6=1 &&
+	sysctl -qw net.ipv6.conf.$b.disable_ipv6=1 &&
+	ip link set "$b" netns "$ns" &&
+	ip addr add 10.77.0.1/24 dev "$a" &&
+	ip -n "$ns" addr add 10.77.0.2/24 dev "$b" &&
+	ip link set "$a" up &&
+	ip -n "$ns" link set "$b" up &&
+	ip -n "$ns" link set lo up
+}
+
+# refnic_quiesce DEV [NS]: wait (at most ~10 s) until every frame DEV took
+# has completed or been dropped, so that counters can be compared.
+refnic_quiesce() {
+	local dev=$1 ns=${2:-} i
+	for i in $(seq 100); do
+		refnic_ethtool_S "$dev" "$ns" | awk '
+			$1 == "tx_packets:" { p = $2 }
+			$1 == "tx_completions:" { c = $2 }
+			$1 == "tx_dropped:" { d = $2 }
+			END { exit !(p == c + d) }' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+refnic_ethtool_S() {
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" ethtool -S "$1"
+	else
+		ethtool -S "$1"
+	fi
+}
+
+# refnic_stat DEV NAME [NS]: one ethtool -S counter, optionally in netns NS.
+refnic_stat() {
+	if [ -n "${3:-}" ]; then
+		ip netns exec "$3" ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2; exit }'
+	else
+		ethtool_stat "$1" "$2"
+	fi
+}
+
+# refnic_hist_sum DEV: the sum of the packets-per-doorbell histogram.
+refnic_hist_sum() {
+	ethtool -S "$1" | awk '$1 ~ /^tx_doorbell_pkts_/ { s += $2 } END { print s + 0 }'
+}
+
+# refnic_pktgen DEV MODE COUNT [BURST [DST_MAC [DST_IP]]]: one pktgen
+# thread per CPU, each sends COUNT 60-byte frames on DEV with xmit_mode MODE
+# (queue_xmit: through the qdisc; start_xmit: straight to the driver, BURST
+# frames per call). COUNT 0 runs until refnic_pktgen_stop; then run it in
+# the background. Returns when done.
+refnic_pktgen() {
+	local dev=$1 mode=$2 count=$3 burst=${4:-1}
+	local mac=${5:-02:00:00:00:00:01} dst=${6:-198.18.0.1}
+	local pg=/proc/net/pktgen cpu d
+
+	[ -d $pg ] || modprobe pktgen || return 1
+	echo reset > $pg/pgctrl
+	for cpu in $(seq 0 $(($(nproc) - 1))); do
+		echo rem_device_all > $pg/kpktgend_$cpu
+		echo "add_device $dev@$cpu" > $pg/kpktgend_$cpu
+		d=$pg/$dev@$cpu
+		echo "xmit_mode $mode" > "$d"
+		echo "count $count" > "$d"
+		echo "pkt_size 60" > "$d"
+		echo "delay 0" > "$d"
+		echo "dst $dst" > "$d"
+		echo "dst_mac $mac" > "$d"
+		[ "$burst" -gt 1 ] && echo "burst $burst" > "$d"
+	done
+	echo start > $pg/pgctrl
+}
+
+refnic_pktgen_stop() {
+	[ -w /proc/net/pktgen/pgctrl ] && echo stop > /proc/net/pktgen/pgctrl
+	return 0
+}
+
+# skb_slab: active objects of skbuff_head_cache (leak check). SLUB counts
+# objects in per-CPU slabs as active: flush them first. NAPI keeps up to 64
+# freed heads per CPU for reuse, so compare with refnic_slab_slack.
+skb_slab() {
+	local s=/sys/kernel/slab/skbuff_head_cache/shrink
+	[ -w $s ] && echo 1 > $s
+	awk '$1 == "skbuff_head_cache" { print $2; exit }' /proc/slabinfo
+}
+
+refnic_slab_slack() {
+	echo $((64 * $(nproc) + 64))
+}
