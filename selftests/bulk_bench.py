@@ -50,8 +50,8 @@ CONFIGS = {
 
 # name: (refnic BQL on, line rate Mb/s or 0 for unlimited, description)
 SCENARIOS = {
-    "bql-bound": (True, 10, "refnic BQL on, 10 Mb/s line (device-bound: batching)"),
-    "nobql-bound": (False, 10, "refnic BQL off, 10 Mb/s line (device-bound, no-BQL driver)"),
+    "bql-bound": (True, 4, "refnic BQL on, 4 Mb/s line (device-bound: batching)"),
+    "nobql-bound": (False, 4, "refnic BQL off, 4 Mb/s line (device-bound, no-BQL driver)"),
     "cpu-bound": (True, 0, "refnic BQL on, unlimited line (CPU-bound: cost)"),
 }
 
@@ -94,6 +94,16 @@ def write(path, text):
         f.write(text + "\n")
 
 
+def append(path, text):
+    """Append to a tracefs control file: no seek (tracefs refuses it), no
+    truncation (it would remove the other triggers)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
 def read(path):
     with open(path) as f:
         return f.read()
@@ -127,24 +137,20 @@ class Probes:
         self.lock_trigger = "%s/events/kprobes/%s/trigger" % (TRACING, self.KPROBE)
         self.deq_trigger = "%s/events/qdisc/qdisc_dequeue/trigger" % TRACING
         self.deq_spec = None
-        with open("%s/kprobe_events" % TRACING, "a") as f:
-            f.write("p:%s _raw_spin_lock\n" % self.KPROBE)
+        append("%s/kprobe_events" % TRACING, "p:%s _raw_spin_lock\n" % self.KPROBE)
         self.lock_spec = "hist:keys=common_pid.execname:vals=hitcount"
 
     def arm(self, ifindex):
         self.deq_spec = ("hist:keys=packets:vals=hitcount:sort=packets "
                          "if ifindex == %d && handle == 0x10000 && packets > 0" % ifindex)
-        with open(self.lock_trigger, "a") as f:
-            f.write(self.lock_spec)
-        with open(self.deq_trigger, "a") as f:
-            f.write(self.deq_spec)
+        append(self.lock_trigger, self.lock_spec)
+        append(self.deq_trigger, self.deq_spec)
 
     def disarm(self):
         for trig, spec in ((self.lock_trigger, self.lock_spec),
                            (self.deq_trigger, self.deq_spec)):
             try:
-                with open(trig, "a") as f:
-                    f.write("!" + spec)
+                append(trig, "!" + spec)
             except OSError:
                 pass
 
@@ -153,15 +159,14 @@ class Probes:
         m = re.search(r"Hits: (\d+)", hist)
         locks = int(m.group(1)) if m else 0
         batches = {}
-        for m in re.finditer(r"packets:\s+(\d+)\s+hitcount:\s+(\d+)",
+        for m in re.finditer(r"packets:\s+(\d+)\s*\}\s+hitcount:\s+(\d+)",
                              read(self.deq_trigger.replace("trigger", "hist"))):
             batches[int(m.group(1))] = int(m.group(2))
         return locks, batches
 
     def close(self):
         self.disarm()
-        with open("%s/kprobe_events" % TRACING, "a") as f:
-            f.write("-:%s\n" % self.KPROBE)
+        append("%s/kprobe_events" % TRACING, "-:%s\n" % self.KPROBE)
 
 
 def bucketize(batches):
@@ -206,9 +211,11 @@ class Bench:
         self.ns = ("pfbbA", "pfbbB")
         self.real = bool(args.dev)
         self.tc = "tc"
-        plugin = os.path.join(TOP, "tc-plugin")
-        if os.path.exists(os.path.join(plugin, "q_pfifo_bulk.so")):
-            os.environ["TC_LIB_DIR"] = plugin
+        # tc and ip plugins of this checkout, when built
+        for env, d, so in (("TC_LIB_DIR", "tc-plugin", "q_pfifo_bulk.so"),
+                           ("IP_LIB_DIR", "ip-plugin", "link_refnic.so")):
+            if os.path.exists(os.path.join(TOP, d, so)):
+                os.environ[env] = os.path.join(TOP, d)
 
     # devices
     def setup(self):
@@ -260,8 +267,10 @@ class Bench:
         return self.pair[0], self.ns[0]
 
     def set_qdisc(self, load, config):
+        """A fresh qdisc for every measurement, never a change of the last."""
         dev, ns = self.target(load)
-        sh("%s qdisc replace dev %s root handle %s %s" %
+        sh("%s qdisc del dev %s root" % (self.tc, dev), check=False, ns=ns)
+        sh("%s qdisc add dev %s root handle %s %s" %
            (self.tc, dev, HANDLE, CONFIGS[config]), ns=ns)
 
     # loads
@@ -352,6 +361,9 @@ class Bench:
             hz = os.sysconf("SC_CLK_TCK")
             fig["cpu_ns_per_pkt"] = (cpu1 - cpu0) * 1e9 / hz / tx if tx else None
             fig.update(extra)
+            if load == "rr":
+                # one request in flight: rates and CPU say nothing here
+                del fig["pps"], fig["cpu_ns_per_pkt"]
         return fig
 
 
@@ -508,9 +520,9 @@ def perf_diff(bench, outdir, secs):
         bench.run_load(load, secs)
         rec.wait()
         files[cfg] = data
-    r = subprocess.run([perf, "diff", "--no-demangle", "-c", "delta", files["bulk_off"],
-                        files["pfifo_bulk"]], capture_output=True, text=True)
-    text = r.stdout
+    r = subprocess.run([perf, "diff", files["bulk_off"], files["pfifo_bulk"]],
+                       capture_output=True, text=True)
+    text = r.stdout or r.stderr
     with open(os.path.join(outdir, "perf-diff.txt"), "w") as f:
         f.write(text)
     rows = [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
