@@ -484,7 +484,8 @@ def plot(results, outdir):
                       ("svg size 1200,%d" % (320 * len(panels)), "svg")):
         out = os.path.join(outdir, "bench." + ext)
         script = ["set terminal %s" % term, "set output '%s'" % out,
-                  "set multiplot layout %d,3" % len(panels), "set style data histogram",
+                  "set multiplot layout %d,3" % len(panels), "set termoption noenhanced",
+                  "set style data histogram",
                   "set style histogram errorbars gap 1 lw 1", "set style fill solid 0.6",
                   "set xtics rotate by -30", "set key off", "set yrange [0:*]"]
         for idx, title in panels:
