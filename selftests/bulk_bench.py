@@ -483,9 +483,8 @@ def plot(results, outdir):
     for term, ext in (("pngcairo size 1200,%d" % (320 * len(panels)), "png"),
                       ("svg size 1200,%d" % (320 * len(panels)), "svg")):
         out = os.path.join(outdir, "bench." + ext)
-        script = ["set terminal %s" % term, "set output '%s'" % out,
-                  "set multiplot layout %d,3" % len(panels), "set termoption noenhanced",
-                  "set style data histogram",
+        script = ["set terminal %s noenhanced" % term, "set output '%s'" % out,
+                  "set multiplot layout %d,3" % len(panels), "set style data histogram",
                   "set style histogram errorbars gap 1 lw 1", "set style fill solid 0.6",
                   "set xtics rotate by -30", "set key off", "set yrange [0:*]"]
         for idx, title in panels:
@@ -498,7 +497,7 @@ def plot(results, outdir):
             outputs.append(out)
         elif ext == "png":
             # pngcairo may be missing in gnuplot-nox: fall back to png
-            script[0] = "set terminal png size 1200,%d" % (320 * len(panels))
+            script[0] = "set terminal png size 1200,%d noenhanced" % (320 * len(panels))
             if subprocess.run(["gnuplot"], input="\n".join(script), text=True).returncode == 0:
                 outputs.append(out)
     return outputs
