@@ -125,8 +125,9 @@ static int parse_u32(const char *s, uint32_t *v)
  * tc's get_size(): a number (strtod, so 1.5k works) with an optional
  * case-insensitive unit: b, k/kb, m/mb, g/gb (powers of 1024), kbit, mbit,
  * gbit (the same divided by 8). The result must be a whole number of bytes
- * that fits in 32 bits. Unlike tc, negative and non-finite values are
- * refused explicitly rather than through an undefined conversion.
+ * that fits in 32 bits; as in tc, a fraction of a byte is dropped (1.5 is
+ * 1). Unlike tc, negative and non-finite values are refused explicitly
+ * rather than through an undefined conversion.
  */
 static int parse_size(const char *s, uint32_t *v)
 {
@@ -155,7 +156,7 @@ static int parse_size(const char *s, uint32_t *v)
 			return -1;
 		sz *= units[i].mul;
 	}
-	if (sz > UINT32_MAX || sz != floor(sz))
+	if (sz >= 4294967296.0)
 		return -1;
 	*v = (uint32_t)sz;
 	return 0;
