@@ -71,6 +71,30 @@ static void usage(FILE *f)
 		PFB_BULK_BYTES_MAX, PFB_BULK_PKTS_MIN, PFB_BULK_PKTS_MAX);
 }
 
+/*
+ * An argument as it may be shown in a message: control and non-ASCII bytes
+ * as \xNN and long ones cut, so that a message stays on one line whatever
+ * was typed. Two rotating buffers: a message shows at most two arguments.
+ */
+static const char *shown(const char *s)
+{
+	static char bufs[2][4 * 64 + 8];
+	static unsigned int next;
+	char *buf = bufs[next++ % 2], *p = buf;
+	size_t n;
+
+	for (n = 0; *s && n < 64; s++, n++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			p += sprintf(p, "\\x%02x", c);
+		else
+			*p++ = c;
+	}
+	strcpy(p, *s ? "..." : "");
+	return buf;
+}
+
 /* A bad argument: one line naming it, the usage, exit 1. */
 static void __attribute__((noreturn, format(printf, 1, 2)))
 bad_arg(const char *fmt, ...)
@@ -227,21 +251,21 @@ struct request {
 static void set_once(bool *has, const char *word)
 {
 	if (*has)
-		bad_arg("duplicate \"%s\"", word);
+		bad_arg("duplicate \"%s\"", shown(word));
 	*has = true;
 }
 
 static const char *next_value(int *i, int argc, char **argv)
 {
 	if (*i + 1 >= argc)
-		bad_arg("missing value for \"%s\"", argv[*i]);
+		bad_arg("missing value for \"%s\"", shown(argv[*i]));
 	return argv[++*i];
 }
 
 static void check_dev(const char *dev)
 {
 	if (!*dev || strlen(dev) >= IFNAMSIZ)
-		bad_arg("invalid device name \"%s\"", dev);
+		bad_arg("invalid device name \"%s\"", shown(dev));
 }
 
 /* Words after "VERB DEV"; qdisc options only when @options. */
@@ -271,14 +295,14 @@ static void parse_request(int argc, char **argv, bool options,
 			set_once(&r->has_parent, "root/parent");
 			v = next_value(&i, argc, argv);
 			if (parse_parent(v, &r->parent))
-				bad_arg("invalid \"parent\": \"%s\" (root or MAJ:MIN in hex)", v);
+				bad_arg("invalid \"parent\": \"%s\" (root or MAJ:MIN in hex)", shown(v));
 			continue;
 		}
 		if (strcmp(w, "handle") == 0) {
 			set_once(&r->has_handle, w);
 			v = next_value(&i, argc, argv);
 			if (parse_handle(v, &r->handle))
-				bad_arg("invalid \"handle\": \"%s\" (MAJ: in hex)", v);
+				bad_arg("invalid \"handle\": \"%s\" (MAJ: in hex)", shown(v));
 			continue;
 		}
 		if (options) {
@@ -292,29 +316,29 @@ static void parse_request(int argc, char **argv, bool options,
 				type = TCA_PFIFO_BULK_MODE;
 		}
 		if (!type)
-			bad_arg("unknown argument \"%s\"", w);
+			bad_arg("unknown argument \"%s\"", shown(w));
 		set_once(&r->has[type], w);
 		v = next_value(&i, argc, argv);
 		switch (type) {
 		case TCA_PFIFO_BULK_LIMIT:
 			if (parse_u32(v, &u) || u < PFB_LIMIT_MIN || u > PFB_LIMIT_MAX)
 				bad_arg("invalid \"limit\": \"%s\" (%u..%u packets)",
-					v, PFB_LIMIT_MIN, PFB_LIMIT_MAX);
+					shown(v), PFB_LIMIT_MIN, PFB_LIMIT_MAX);
 			break;
 		case TCA_PFIFO_BULK_BULK_BYTES:
 			if (parse_size(v, &u) || u > PFB_BULK_BYTES_MAX)
 				bad_arg("invalid \"bulk_bytes\": \"%s\" (%u..%u bytes)",
-					v, PFB_BULK_BYTES_MIN, PFB_BULK_BYTES_MAX);
+					shown(v), PFB_BULK_BYTES_MIN, PFB_BULK_BYTES_MAX);
 			break;
 		case TCA_PFIFO_BULK_BULK_PKTS:
 			if (parse_u32(v, &u) || u > PFB_BULK_PKTS_MAX)
 				bad_arg("invalid \"bulk_pkts\": \"%s\" (%u..%u packets)",
-					v, PFB_BULK_PKTS_MIN, PFB_BULK_PKTS_MAX);
+					shown(v), PFB_BULK_PKTS_MIN, PFB_BULK_PKTS_MAX);
 			break;
 		default:
 			m = pfb_mode_parse(v);
 			if (m < 0)
-				bad_arg("invalid \"mode\": \"%s\" (auto, bql or nobql)", v);
+				bad_arg("invalid \"mode\": \"%s\" (auto, bql or nobql)", shown(v));
 			u = m;
 			break;
 		}
@@ -328,7 +352,7 @@ static int dev_index(const char *dev)
 
 	if (!idx) {
 		fprintf(stderr, "bulkctl: %s: cannot find device \"%s\"\n",
-			verb, dev);
+			verb, shown(dev));
 		exit(EXIT_USAGE);
 	}
 	return idx;
@@ -994,11 +1018,12 @@ static void read_qdiscs(struct dump *d, const char *path)
 	size_t len;
 
 	if (!f)
-		die(EXIT_USAGE, "%s: %s", path, strerror(errno));
+		bad_arg("cannot read \"--file\" \"%s\": %s", shown(path),
+			strerror(errno));
 	len = fread(fbuf, 1, sizeof(fbuf), f);
 	fclose(f);
 	if (mnl_cb_run(fbuf, len, 0, 0, cb_qdisc, d) < 0)
-		die(EXIT_KERNEL, "%s: bad message: %s", path, strerror(errno));
+		die(EXIT_KERNEL, "%s: bad message: %s", shown(path), strerror(errno));
 }
 
 static void show_one(struct dump *d, const struct qinfo *q)
@@ -1023,7 +1048,7 @@ static int do_show(int argc, char **argv)
 		} else if (strcmp(argv[i], "--file") == 0) {
 			file = next_value(&i, argc, argv);
 		} else if (argv[i][0] == '-' || dev) {
-			bad_arg("unknown argument \"%s\"", argv[i]);
+			bad_arg("unknown argument \"%s\"", shown(argv[i]));
 		} else {
 			dev = argv[i];
 			check_dev(dev);
@@ -1147,15 +1172,15 @@ static int do_watch(int argc, char **argv)
 			interval = strtod(v, &end);
 			if (end == v || *end || !isfinite(interval) ||
 			    interval < 0.1 || interval > 3600)
-				bad_arg("invalid \"-i\": \"%s\" (0.1..3600 seconds)", v);
+				bad_arg("invalid \"-i\": \"%s\" (0.1..3600 seconds)", shown(v));
 		} else if (strcmp(argv[i], "-n") == 0) {
 			v = next_value(&i, argc, argv);
 			if (parse_u32(v, &count) || count < 1)
-				bad_arg("invalid \"-n\": \"%s\" (a count from 1)", v);
+				bad_arg("invalid \"-n\": \"%s\" (a count from 1)", shown(v));
 		} else if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0) {
 			json = true;
 		} else if (argv[i][0] == '-' || dev) {
-			bad_arg("unknown argument \"%s\"", argv[i]);
+			bad_arg("unknown argument \"%s\"", shown(argv[i]));
 		} else {
 			dev = argv[i];
 			check_dev(dev);
@@ -1228,5 +1253,5 @@ int main(int argc, char **argv)
 	if (strcmp(verb, "watch") == 0)
 		return do_watch(argc - 2, argv + 2);
 	verb = "";
-	bad_arg("unknown command \"%s\"", argv[1]);
+	bad_arg("unknown command \"%s\"", shown(argv[1]));
 }
