@@ -116,7 +116,7 @@ check_cmp "watch: batches/s, interval 2" "$(echo "$w" | jq -s '.[1].batches_per_
 check_cmp "watch: mean batch >= 1" "$(echo "$w" | jq -s 'map(.mean_batch) | min')" '>=' 1
 check_eq "watch: end shares add up to 100%" \
 	"$(echo "$w" | jq -cs 'map(.end_bytes_pct + .end_pkts_pct + .end_budget_pct + .end_empty_pct | . * 10 | round / 10) | unique')" '[100]'
-t=$("$B" watch $dev -i 0.5 -n 1)
+t=$("$B" watch $dev -i 0.2 -n 1)
 check_eq "watch text: header and one line" "$(echo "$t" | wc -l)" 3
 check "watch text: numbers" eval 'echo "$t" | tail -n1 | grep -qE "^ *[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"'
 kill $pkt_load_pid 2>/dev/null
@@ -172,9 +172,6 @@ if command -v valgrind >/dev/null; then
 	vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
 	check "valgrind: show -s -j" eval '"${vg[@]}" "$B" show -s -j >/dev/null'
 	check "valgrind: add" "${vg[@]}" "$B" add $dev2 limit 10 bulk_bytes 64k
-	vrc=0
-	"${vg[@]}" "$B" add $dev2 limit 10 2>/dev/null || vrc=$?
-	check_eq "valgrind: a kernel rejection" "$vrc" 2
 	check "valgrind: del" "${vg[@]}" "$B" del $dev2
 fi
 

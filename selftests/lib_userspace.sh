@@ -39,7 +39,7 @@ pkt_send() {
 # pkt_load DEV SECONDS: send frames for SECONDS, in the background; its pid
 # is in $pkt_load_pid, and it is stopped at exit.
 pkt_load() {
-	python3 "$PFB_TOP/selftests/pfb_pktsend.py" "$1" 0 "$2" &
+	python3 "$PFB_TOP/selftests/pfb_pktsend.py" "$1" 0 "$2" > /dev/null &
 	pkt_load_pid=$!
 	defer "kill $pkt_load_pid"
 }
