@@ -114,8 +114,10 @@ check_cmp "watch: packets/s, interval 2" "$(echo "$w" | jq -s '.[1].pkts_per_sec
 check_cmp "watch: batches/s, interval 1" "$(echo "$w" | jq -s '.[0].batches_per_sec')" '>' 0
 check_cmp "watch: batches/s, interval 2" "$(echo "$w" | jq -s '.[1].batches_per_sec')" '>' 0
 check_cmp "watch: mean batch >= 1" "$(echo "$w" | jq -s 'map(.mean_batch) | min')" '>=' 1
-check_eq "watch: end shares add up to 100%" \
-	"$(echo "$w" | jq -cs 'map(.end_bytes_pct + .end_pkts_pct + .end_budget_pct + .end_empty_pct | . * 10 | round / 10) | unique')" '[100]'
+# The counters are read while batches are in flight: allow 1% of slack.
+shares=$(echo "$w" | jq -cs 'map(.end_bytes_pct + .end_pkts_pct + .end_budget_pct + .end_empty_pct)')
+check_cmp "watch: end shares add up to 100% (min)" "$(jq min <<< "$shares")" '>=' 99
+check_cmp "watch: end shares add up to 100% (max)" "$(jq max <<< "$shares")" '<=' 101
 t=$("$B" watch $dev -i 0.2 -n 1)
 check_eq "watch text: header and one line" "$(echo "$t" | wc -l)" 3
 check "watch text: numbers" eval 'echo "$t" | tail -n1 | grep -qE "^ *[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"'
