@@ -95,11 +95,7 @@ check_eq "frames sent" "$sent" 500
 keys='{bytes, packets, drops, overlimits, requeues, backlog, qlen, batches, batch_pkts, batch_bytes, mean_batch, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules, bulk_drops, bulk_requeues}'
 bs=$("$B" show $dev -s -j | jq -cS ".[0] | $keys")
 check_eq "show -s -j = tc -s -j" "$bs" "$(tc -s -j qdisc show dev $dev | jq -cS ".[0] | $keys")"
-check_eq "show -s -j: packets" "$(echo "$bs" | jq .packets)" 500
-check_eq "show -s -j: batch_pkts" "$(echo "$bs" | jq .batch_pkts)" 500
-check_eq "show -s -j = kernel dump" \
-	"$(echo "$bs" | jq -cS 'del(.bytes, .packets, .drops, .overlimits, .requeues, .backlog, .qlen, .mean_batch)')" \
-	"$(nl_dump $dev | jq -cS '.[0].xstats')"
+check_eq "show -s -j: packets, batch_pkts" "$(jq -c '[.packets, .batch_pkts]' <<< "$bs")" '[500,500]'
 check "show -s text = tc -s text" \
 	diff <("$B" show $dev -s | sed "s/ dev $dev//") <(tc -s qdisc show dev $dev | sed -e 's/ *$//' -e '/^$/d')
 
