@@ -1146,7 +1146,7 @@ static void print_rates(const char *dev, const struct qinfo *a,
 		json_close('}');
 		putchar('\n');
 	} else {
-		printf("%10.1f %10.1f %8.2f %9.1f  %5.1f %5.1f %6.1f %5.1f\n",
+		printf("%10.1f %10.1f %8.2f %9.1f %7.1f %7.1f %7.1f %7.1f\n",
 		       pps, bps, mean, dps, share[0], share[1], share[2], share[3]);
 	}
 	fflush(stdout);
@@ -1200,9 +1200,10 @@ static int do_watch(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	next = t0;
 	if (!json)
-		printf("# %s on %s, every %g s\n"
-		       "#   pkts/s  batches/s mean_bat   drops/s  end%%: bytes  pkts budget empty\n",
-		       PFB_KIND, dev, interval);
+		printf("# %s on %s, every %g s; *%%: share of the batches ended by each reason\n"
+		       "#%9s %10s %8s %9s %7s %7s %7s %7s\n",
+		       PFB_KIND, dev, interval, "pkts/s", "batches/s", "mean",
+		       "drops/s", "bytes%", "pkts%", "budget%", "empty%");
 	while (!stop && (!count || n < count)) {
 		next.tv_sec += (time_t)interval;
 		next.tv_nsec += (long)((interval - floor(interval)) * 1e9);
