@@ -20,8 +20,15 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd valgrind jq python3 tc
 
-make -s -C "$PFB_TOP/tc-plugin" >/dev/null || { echo "plugin build failed"; exit 1; }
-make -s -C "$PFB_TOP/tools/bulkctl" >/dev/null || { echo "bulkctl build failed"; exit 1; }
+# Both build without a single warning (-Wall -Wextra), and the plugin exports
+# nothing but the symbol tc looks up.
+warnings=$( { make -B -s -C "$PFB_TOP/tc-plugin" && make -B -s -C "$PFB_TOP/tools/bulkctl"; } 2>&1 >/dev/null)
+[ -f "$PFB_TOP/tc-plugin/q_pfifo_bulk.so" ] && [ -x "$PFB_TOP/tools/bulkctl/bulkctl" ] ||
+	{ echo "build failed: $warnings"; exit 1; }
+check_eq "builds are warning-free" "$warnings" ""
+check_eq "plugin exports one symbol" \
+	"$(nm -D --defined-only "$PFB_TOP/tc-plugin/q_pfifo_bulk.so" | awk '{ print $3 }')" \
+	pfifo_bulk_qdisc_util
 
 tmp=$(mktemp -d)
 defer "rm -rf $tmp"
