@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Random argument vectors for bulkctl: command words, option words, good and
+# bad values, long and odd strings, in random order and number. Every run
+# must end with exit 0, 1 or 2 and no sanitizer report; exit 1 must print a
+# one-line "bulkctl: ..." message (then the usage, or a device lookup
+# failure). Prints a summary; exits 1 on the first bad run, showing its argv.
+#
+#   bulkctl_fuzz.py BULKCTL [RUNS] [SEED] [SECONDS]
+
+import os
+import random
+import subprocess
+import sys
+import time
+
+WORDS = ["add", "change", "replace", "del", "delete", "show", "watch", "help",
+         "--help", "--version", "-h", "-V", "root", "parent", "handle",
+         "limit", "bulk_bytes", "bulk_pkts", "mode", "-s", "-j", "-i", "-n",
+         "--stats", "--json", "--file", "lo", "nosuchdev0", "auto", "bql",
+         "nobql"]
+VALUES = ["0", "1", "-1", "-0", "+5", "16777216", "16777217", "65536", "65537",
+          "4294967295", "4294967296", "99999999999999999999", "1k", "1.5k",
+          "64kb", "16m", "17m", "1g", "8kbit", "1mbit", "1gbit", "12parsecs",
+          "0x10", "1e3", "1e400", "nan", "inf", "-inf", "1.5", "0.05", "3600",
+          "3601", "1:", "1:2", "ffff:", "10000:", ":", "::", "1::", "root",
+          "", " ", "\t", "%s%n%x", "\\", "\"", "a" * 15, "a" * 16, "a" * 300,
+          "é", "\x7f", "/dev/null", "/nonexistent"]
+
+
+def rand_arg(rng):
+    r = rng.random()
+    if r < 0.45:
+        return rng.choice(WORDS)
+    if r < 0.9:
+        return rng.choice(VALUES)
+    n = rng.randrange(0, 40)
+    return "".join(chr(rng.randrange(1, 256)) for _ in range(n))
+
+
+def rand_argv(rng):
+    argv = []
+    if rng.random() < 0.9:
+        argv.append(rng.choice(["add", "change", "replace", "del", "show",
+                                "watch"]))
+        if rng.random() < 0.8:
+            argv.append(rng.choice(["lo", "nosuchdev0", "lo", "x" * 16]))
+    argv += [rand_arg(rng) for _ in range(rng.randrange(0, 9))]
+    return argv
+
+
+def main():
+    prog = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3000
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else int(time.time())
+    limit = float(sys.argv[4]) if len(sys.argv) > 4 else 25.0
+    rng = random.Random(seed)
+    env = dict(os.environ,
+               ASAN_OPTIONS="exitcode=86:detect_leaks=0",
+               UBSAN_OPTIONS="halt_on_error=1:exitcode=87:print_stacktrace=1")
+    codes = {}
+    start = time.monotonic()
+    n = 0
+    while n < runs and time.monotonic() - start < limit:
+        argv = [a.encode("utf-8", "surrogateescape") for a in rand_argv(rng)]
+        try:
+            p = subprocess.run([prog.encode()] + argv, env=env,
+                               stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=10)
+        except subprocess.TimeoutExpired:
+            print(f"FAIL (hang) argv={argv!r}")
+            return 1
+        n += 1
+        err = p.stderr.decode("utf-8", "replace")
+        bad = None
+        if p.returncode not in (0, 1, 2):
+            bad = f"exit {p.returncode}"
+        elif "Sanitizer" in err or "runtime error" in err:
+            bad = "sanitizer report"
+        elif p.returncode == 1:
+            lines = err.split("\n")
+            if not lines or not (lines[0].startswith("bulkctl: ") or
+                                 lines[0].startswith("Usage: bulkctl")):
+                bad = "exit 1 without a bulkctl: message"
+            elif lines[0].startswith("bulkctl: ") and "cannot find device" \
+                    not in lines[0] and (len(lines) < 2 or
+                                         not lines[1].startswith("Usage:")):
+                bad = "exit 1 without usage after the message"
+        if bad:
+            print(f"FAIL ({bad}) argv={argv!r}\n{err}")
+            return 1
+        codes[p.returncode] = codes.get(p.returncode, 0) + 1
+    print(f"seed {seed}: {n} runs, exit codes {dict(sorted(codes.items()))}")
+    return 0 if n >= min(runs, 500) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Writes canned RTM_NEWQDISC messages for a pfifo_bulk qdisc, the way the
+# kernel dumps one, to a file that "tc monitor file FILE" and
+# "bulkctl show --from-file FILE" read. The print paths can then be checked
+# on a host whose kernel has no pfifo_bulk. The values are fixed and listed
+# in VALUES; the messages also carry attributes from a "newer kernel" (an
+# unknown option, an unknown xstat, a ninth histogram bucket) that readers
+# must skip, and a second qdisc with its nests truncated or empty.
+#
+#   pfb_canned.py FILE [IFINDEX]
+
+import struct
+import sys
+
+RTM_NEWQDISC = 36
+NLA_F_NESTED = 0x8000
+TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
+TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP, TCA_STATS_PKT64 = 1, 3, 4, 8
+TC_H_ROOT = 0xFFFFFFFF
+
+VALUES = {
+    "limit": 1000, "bulk_bytes": 65536, "bulk_pkts": 16,
+    "mode": 0, "effective_mode": 2,
+    "bytes": 123456789, "packets": 98765, "drops": 7, "overlimits": 0,
+    "requeues": 3, "backlog": 1500, "qlen": 1,
+    "batches": 40000, "batch_pkts": 98765, "batch_bytes": 123456789,
+    "hist": [10000, 9000, 8000, 7000, 4000, 1500, 400, 100],
+    "end_bytes": 11, "end_pkts": 22, "end_budget": 33, "end_empty": 39934,
+    "reschedules": 5, "bulk_drops": 7, "bulk_requeues": 3,
+}
+
+
+def attr(t, payload):
+    ln = 4 + len(payload)
+    return struct.pack("=HH", ln, t) + payload + b"\0" * ((4 - ln % 4) % 4)
+
+
+def u8(t, v): return attr(t, struct.pack("=B", v))
+def u32(t, v): return attr(t, struct.pack("=I", v))
+def u64(t, v): return attr(t, struct.pack("=Q", v))
+def nest(t, *a): return attr(t | NLA_F_NESTED, b"".join(a))
+
+
+def qdisc_msg(ifindex, handle, parent, attrs):
+    tcm = struct.pack("=BxxxiIII", 0, ifindex, handle, parent, 2)
+    body = tcm + b"".join(attrs)
+    return struct.pack("=IHHII", 16 + len(body), RTM_NEWQDISC, 0, 1, 0) + body
+
+
+def full(ifindex):
+    v = VALUES
+    opts = nest(TCA_OPTIONS, u32(1, v["limit"]), u32(2, v["bulk_bytes"]),
+                u32(3, v["bulk_pkts"]), u8(4, v["mode"]),
+                u8(5, v["effective_mode"]), u32(42, 0xdead))
+    hist = nest(5, *[u64(i + 1, n) for i, n in enumerate(v["hist"])],
+                u64(9, 12345))
+    app = nest(TCA_STATS_APP, u64(2, v["batches"]), u64(3, v["batch_pkts"]),
+               u64(4, v["batch_bytes"]), hist, u64(6, v["end_bytes"]),
+               u64(7, v["end_pkts"]), u64(8, v["end_budget"]),
+               u64(9, v["end_empty"]), u64(10, v["reschedules"]),
+               u64(11, v["bulk_drops"]), u64(12, v["bulk_requeues"]),
+               u64(77, 999), attr(1, b""))
+    basic = attr(TCA_STATS_BASIC, struct.pack("=QI4x", v["bytes"], 0))
+    queue = attr(TCA_STATS_QUEUE, struct.pack("=5I", v["qlen"], v["backlog"],
+                                              v["drops"], v["requeues"],
+                                              v["overlimits"]))
+    stats = nest(TCA_STATS2, basic, queue, u64(TCA_STATS_PKT64, v["packets"]), app)
+    return qdisc_msg(ifindex, 0x10000, TC_H_ROOT,
+                     [attr(TCA_KIND, b"pfifo_bulk\0"), opts, stats])
+
+
+def sparse(ifindex):
+    # Options with a short (2-byte) limit, which readers must ignore, and an
+    # empty xstats nest.
+    opts = nest(TCA_OPTIONS, attr(1, b"\1\0"), u32(3, 4))
+    stats = nest(TCA_STATS2, nest(TCA_STATS_APP))
+    return qdisc_msg(ifindex, 0x20000, 0x10001,
+                     [attr(TCA_KIND, b"pfifo_bulk\0"), opts, stats])
+
+
+if __name__ == "__main__":
+    ifindex = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    with open(sys.argv[1], "wb") as f:
+        f.write(full(ifindex))
+        f.write(sparse(ifindex))

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The tc plugin (q_pfifo_bulk.so) against the kernel qdisc. Proves: help
+# and the defaults; every option round-trips through tc (text and -j),
+# agreeing with bulkctl and with the kernel's own dump read with raw
+# netlink; change touches only what it names, replace creates or changes;
+# every bad input fails with tc's exit code and message and changes nothing;
+# kernel rejections exit 2 with the kernel's message; after known traffic
+# the statistics in "tc -s" and "tc -s -j" add up (packets = batch_pkts,
+# histogram and end reasons sum to batches, mean = batch_pkts / batches)
+# and equal bulkctl's and the raw dump's.
+
+. "$(dirname "$0")/lib.sh"
+require_root
+require_cmd tc jq python3
+. "$(dirname "$0")/lib_userspace.sh"
+load_module sch_pfifo_bulk
+
+dev=pfbtc0
+dev2=pfbtc1
+dummy_add $dev || exit 1
+dummy_add $dev2 || exit 1
+txqlen=$(cat /sys/class/net/$dev/tx_queue_len)
+
+root_text() {
+	tc qdisc show dev $dev | sed 's/ *$//'
+}
+
+# --- help and defaults ------------------------------------------------------
+expect_fail "help" 1 '^Usage: \.\.\. pfifo_bulk \[ limit PACKETS \]' \
+	tc qdisc add dev $dev root pfifo_bulk help
+check "add with defaults" tc qdisc add dev $dev root handle 1: pfifo_bulk
+check_eq "defaults" "$(root_opts tc -j qdisc show dev $dev | jq -c '[.limit, .bulk_bytes, .bulk_pkts, .mode]')" \
+	"[$txqlen,0,0,\"auto\"]"
+check "default text (effective_mode bql or nobql)" eval 'root_text | grep -qxE "qdisc pfifo_bulk 1: root refcnt [0-9]+ limit ${txqlen}p bulk_bytes 0b bulk_pkts 0 mode auto effective_mode (bql|nobql)"'
+
+# --- every option round-trips -------------------------------------------------
+# Each row sets options (bounds, units, modes) and wants all of them back from
+# tc -j, tc's text and bulkctl -j. Modes bql and nobql force the path, so
+# effective_mode follows them (auto is checked with the defaults).
+while read -r args json text <&3; do
+	check "change $args" tc qdisc change dev $dev root pfifo_bulk ${args//,/ }
+	check_eq "$args: tc -j" "$(root_opts tc -j qdisc show dev $dev)" "$json"
+	check_eq "$args: tc text" "$(root_text | sed 's/.* refcnt [0-9]* //')" "${text//,/ }"
+	check_eq "$args: bulkctl -j" "$(root_opts "$BULKCTL" show $dev -j)" "$json"
+done 3<<'EOF'
+limit,1,bulk_bytes,3000,bulk_pkts,1,mode,bql {"bulk_bytes":3000,"bulk_pkts":1,"effective_mode":"bql","limit":1,"mode":"bql"} limit,1p,bulk_bytes,3000b,bulk_pkts,1,mode,bql,effective_mode,bql
+limit,16777216,bulk_bytes,64k,bulk_pkts,65536,mode,nobql {"bulk_bytes":65536,"bulk_pkts":65536,"effective_mode":"nobql","limit":16777216,"mode":"nobql"} limit,16777216p,bulk_bytes,64Kb,bulk_pkts,65536,mode,nobql,effective_mode,nobql
+limit,500,bulk_bytes,1.5k,bulk_pkts,0,mode,nobql {"bulk_bytes":1536,"bulk_pkts":0,"effective_mode":"nobql","limit":500,"mode":"nobql"} limit,500p,bulk_bytes,1536b,bulk_pkts,0,mode,nobql,effective_mode,nobql
+limit,2,bulk_bytes,8kbit,bulk_pkts,9,mode,bql {"bulk_bytes":1024,"bulk_pkts":9,"effective_mode":"bql","limit":2,"mode":"bql"} limit,2p,bulk_bytes,1Kb,bulk_pkts,9,mode,bql,effective_mode,bql
+limit,1000,bulk_bytes,16m,bulk_pkts,16,mode,nobql {"bulk_bytes":16777216,"bulk_pkts":16,"effective_mode":"nobql","limit":1000,"mode":"nobql"} limit,1000p,bulk_bytes,16Mb,bulk_pkts,16,mode,nobql,effective_mode,nobql
+bulk_bytes,0,mode,bql {"bulk_bytes":0,"bulk_pkts":16,"effective_mode":"bql","limit":1000,"mode":"bql"} limit,1000p,bulk_bytes,0b,bulk_pkts,16,mode,bql,effective_mode,bql
+EOF
+
+# The kernel's own dump, read with raw netlink, has what tc and bulkctl show.
+check "change to distinct values" tc qdisc change dev $dev root pfifo_bulk limit 300 bulk_bytes 3000 bulk_pkts 8 mode nobql
+modes='["auto", "bql", "nobql"] as $m'
+check_eq "kernel dump = tc -j" \
+	"$(nl_dump $dev | jq -cS "$modes | .[0].options | .mode = \$m[.mode] | .effective_mode = \$m[.effective_mode]")" \
+	"$(root_opts tc -j qdisc show dev $dev)"
+
+# --- change touches only what it names; replace ------------------------------------
+check "change all four" tc qdisc change dev $dev root pfifo_bulk limit 300 bulk_bytes 3000 bulk_pkts 8 mode nobql
+check "change bulk_pkts only" tc qdisc change dev $dev root pfifo_bulk bulk_pkts 4
+check_eq "others kept" "$(tc -j qdisc show dev $dev | jq -c '.[0].options | [.limit, .bulk_bytes, .bulk_pkts, .mode]')" \
+	'[300,3000,4,"nobql"]'
+check "replace existing" tc qdisc replace dev $dev root handle 1: pfifo_bulk limit 77
+check_eq "replace changed limit, kept the rest" \
+	"$(tc -j qdisc show dev $dev | jq -c '.[0] | [.handle, .options.limit, .options.bulk_pkts]')" '["1:",77,4]'
+check "replace creates" tc qdisc replace dev $dev2 root pfifo_bulk bulk_pkts 2 mode bql
+check_eq "replace created with the options" \
+	"$(tc -j qdisc show dev $dev2 | jq -c '.[0] | [.kind, .options.bulk_pkts, .options.mode]')" '["pfifo_bulk",2,"bql"]'
+check "del" tc qdisc del dev $dev2 root
+check_eq "deleted" "$(tc -j qdisc show dev $dev2 | jq -r '.[0].kind')" noqueue
+
+# --- bad input: tc's exit codes and messages, nothing changes -------------------------
+before=$(tc -j qdisc show dev $dev | jq -cS '.[0].options')
+ch=(tc qdisc change dev $dev root pfifo_bulk)
+expect_fail "limit 0" 1 '^pfifo_bulk: Illegal value for "limit": "0" \(1\.\.16777216 packets\)$' "${ch[@]}" limit 0
+expect_fail "limit 16777217" 1 'Illegal value for "limit": "16777217"' "${ch[@]}" limit 16777217
+expect_fail "limit -1" 1 'Illegal value for "limit": "-1"' "${ch[@]}" limit -1
+expect_fail "limit 1k" 1 'Illegal value for "limit": "1k"' "${ch[@]}" limit 1k
+expect_fail "bulk_bytes 16777217" 1 'Illegal value for "bulk_bytes": "16777217" \(0\.\.16777216 bytes\)' \
+	"${ch[@]}" bulk_bytes 16777217
+expect_fail "bulk_bytes 12parsecs" 1 'Illegal value for "bulk_bytes": "12parsecs"' "${ch[@]}" bulk_bytes 12parsecs
+expect_fail "bulk_pkts 65537" 1 'Illegal value for "bulk_pkts": "65537" \(0\.\.65536 packets\)' \
+	"${ch[@]}" bulk_pkts 65537
+expect_fail "mode turbo" 1 'Illegal value for "mode": "turbo" \(auto, bql or nobql\)' "${ch[@]}" mode turbo
+expect_fail "unknown word" 1 '^pfifo_bulk: unknown parameter "burst"' "${ch[@]}" burst 3
+expect_fail "missing value" 255 '^Command line is not complete' "${ch[@]}" limit
+expect_fail "duplicate" 255 'duplicate "limit": "6" is the second value' "${ch[@]}" limit 5 limit 6
+expect_fail "good values then a bad one" 1 'Illegal value for "mode": "x"' \
+	"${ch[@]}" limit 9 bulk_pkts 9 mode x
+check_eq "bad input changed nothing" "$(tc -j qdisc show dev $dev | jq -cS '.[0].options')" "$before"
+
+# Rejections by the kernel: exit 2 and its message.
+expect_fail "add over an existing pfifo_bulk" 2 'Error: Exclusivity flag on, cannot modify' \
+	tc qdisc add dev $dev root pfifo_bulk limit 5
+expect_fail "change where there is none" 2 'Error: Qdisc not found\. To create specify NLM_F_CREATE flag' \
+	tc qdisc change dev $dev2 root pfifo_bulk limit 5
+expect_fail "del where there is none" 2 'Error: Cannot delete qdisc with handle of zero' \
+	tc qdisc del dev $dev2 root
+check_eq "rejections changed nothing" "$(tc -j qdisc show dev $dev | jq -cS '.[0].options')" "$before"
+
+# --- as a child: parent and effective_mode auto -----------------------------------------
+check "prio root on $dev2" tc qdisc add dev $dev2 root handle 1: prio
+check "pfifo_bulk under prio" tc qdisc add dev $dev2 parent 1:1 handle 10: pfifo_bulk limit 64
+check_eq "child: handle, parent, options" \
+	"$(tc -j qdisc show dev $dev2 | jq -c '.[] | select(.kind == "pfifo_bulk") | [.handle, .parent, .options.limit, .options.effective_mode]')" \
+	'["10:","1:1",64,"auto"]'
+check "child text" eval 'tc qdisc show dev $dev2 | grep -q "^qdisc pfifo_bulk 10: parent 1:1 limit 64p "'
+check "prio removed" tc qdisc del dev $dev2 root
+
+# --- statistics after known traffic -------------------------------------------------------
+check "fresh qdisc for stats" tc qdisc replace dev $dev root handle 2: pfifo_bulk
+sent=$(pkt_send $dev 1000)
+check_eq "frames sent" "$sent" 1000
+stats=$(tc -s -j qdisc show dev $dev | jq -c '.[0]')
+read -r packets bpkts bbytes bytes batches hsum esum drops mean hkeys <<< "$(jq -r \
+	'[.packets, .batch_pkts, .batch_bytes, .bytes, .batches, ([.batch_hist[]] | add),
+	  (.end_bytes + .end_pkts + .end_budget + .end_empty), (.drops + .bulk_drops),
+	  .mean_batch, (.batch_hist | keys_unsorted | join(","))] | @tsv' <<< "$stats")"
+check_eq "packets" "$packets" 1000
+check_eq "batch_pkts = packets" "$bpkts" 1000
+check_eq "batch_bytes = bytes" "$bbytes" "$bytes"
+check_cmp "batches" "$batches" '>=' 1
+check_cmp "batches <= packets" "$batches" '<=' 1000
+check_eq "histogram has 8 buckets" "$hkeys" "1,2,3-4,5-8,9-16,17-32,33-64,65+"
+check_eq "histogram sums to batches" "$hsum" "$batches"
+check_eq "end reasons sum to batches" "$esum" "$batches"
+check_eq "no drops" "$drops" 0
+check "mean_batch = batch_pkts / batches" \
+	awk -v m="$mean" -v p="$bpkts" -v b="$batches" \
+	'BEGIN { d = m - p / b; exit !(d < 0.0001 * m && d > -0.0001 * m) }'
+# The text has the same numbers, in tc's layout.
+want=$(jq -r '"  batches \(.batches) batch_pkts \(.batch_pkts) batch_bytes \(.batch_bytes) mean_batch X",
+	"  batch_hist " + ([.batch_hist | to_entries[] | "\(.key):\(.value)"] | join(" ")),
+	"  end_bytes \(.end_bytes) end_pkts \(.end_pkts) end_budget \(.end_budget) end_empty \(.end_empty)",
+	"  reschedules \(.reschedules) bulk_drops \(.bulk_drops) bulk_requeues \(.bulk_requeues)"' <<< "$stats")
+text=$(tc -s qdisc show dev $dev)
+check "tc -s text: xstats lines" \
+	diff <(sed -e 's/ *$//' -e 's/mean_batch [0-9.]*/mean_batch X/' <<< "$text" | tail -n 4) - <<< "$want"
+check_eq "tc -s text: mean_batch" "$(grep -o 'mean_batch [0-9.]*' <<< "$text")" \
+	"mean_batch $(awk -v p="$bpkts" -v b="$batches" 'BEGIN { printf "%.2f", p / b }')"
+
+keys='{batches, batch_pkts, batch_bytes, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules, bulk_drops, bulk_requeues}'
+tcx=$(echo "$stats" | jq -cS "$keys")
+check_eq "bulkctl -s -j xstats = tc's" "$("$BULKCTL" show $dev -s -j | jq -cS ".[0] | $keys")" "$tcx"
+check_eq "kernel dump xstats = tc's" "$(nl_dump $dev | jq -cS ".[0].xstats | $keys")" "$tcx"
+check_eq "bulkctl -s -j generic stats = tc's" \
+	"$("$BULKCTL" show $dev -s -j | jq -cS '.[0] | {bytes, packets, drops, overlimits, requeues, backlog, qlen, mean_batch}')" \
+	"$(echo "$stats" | jq -cS '{bytes, packets, drops, overlimits, requeues, backlog, qlen, mean_batch}')"
+check "bulkctl -s text = tc -s text" \
+	diff <("$BULKCTL" show $dev -s | sed "s/ dev $dev//") <(echo "$text" | sed -e 's/ *$//' -e '/^$/d')
+
+check "del" tc qdisc del dev $dev root
+pfb_exit
