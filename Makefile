@@ -15,8 +15,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SRCCACHE ?= /var/cache/pfifo-bulk
 
-KERNEL_SOURCES := $(wildcard net/sched/*.c drivers/net/refnic/*.c \
-			drivers/net/refnic/*.h include/uapi/linux/*.h)
+KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c drivers/net/refnic/*.c \
+			drivers/net/refnic/*.h include/uapi/linux/*.h))
 
 .PHONY: all modules plugin bulkctl setup check demo checkpatch install \
 	modules_install clean
