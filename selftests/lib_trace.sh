@@ -7,7 +7,8 @@
 # CPU). Source it after lib.sh. Everything it sets up is undone at exit.
 
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
-PFB_NL="python3 $PFB_TOP/selftests/pfb_nl.py"
+# -S: no site import, a second less per call under TCG
+PFB_NL="python3 -S $PFB_TOP/selftests/pfb_nl.py"
 
 require_tracing() {
 	[ -d "$TRACEFS/events/qdisc/qdisc_dequeue" ] ||

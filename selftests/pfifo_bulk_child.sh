@@ -3,8 +3,8 @@
 #
 # pfifo_bulk as a child of htb and of prio behaves exactly like pfifo, even
 # with caps set: under a pktgen queue_xmit load (one thread per CPU) over a
-# veth pair, every packet the child dequeued reaches the peer, in FIFO
-# order per flow, offered == sent + dropped, the backlog drains to 0, the
+# veth pair, every packet the child dequeued reaches the peer,
+# offered == sent + dropped, the backlog drains to 0, the
 # child reports no batch control (effective mode none, no batches counted)
 # and as many packets as stock pfifo in the same place.
 
@@ -32,27 +32,24 @@ child_stat() {
 
 # run_parent NAME PARENT_SETUP... ; child at CLASS with handle 10:
 run_child() {
-	local name=$1 kind=$2 out=/tmp/pfb-seq.$$ pid offered sent drops rx0
-	python3 "$PFB_TOP/selftests/pfb_seqcheck.py" $peer 2 > $out 2>/dev/null &
-	pid=$!
-	sleep 0.5
+	local name=$1 kind=$2 offered sent drops rx0 rx
 	rx0=$(link_stat $peer rx_packets)
 	pktgen_run
 	check "$name: backlog 0 within a second" wait_backlog_zero $dev 10
-	wait $pid
 	offered=$(pktgen_offered $dev)
 	sent=$(child_stat 10: packets)
 	drops=$(child_stat 10: drops)
-	echo "# $name: offered $offered sent $sent drops $drops peer rx $(($(link_stat $peer rx_packets) - rx0)) seq $(cat $out)"
+	rx=$(($(link_stat $peer rx_packets) - rx0))
+	echo "# $name: offered $offered sent $sent drops $drops peer rx $rx"
 	check_eq "$name: offered == sent + dropped" "$offered" "$((sent + drops))"
 	check_eq "$name: child qlen 0" "$(child_stat 10: qlen)" 0
-	check_eq "$name: peer got all sent, in order" \
-		"$(jq -c '[.received >= '"$sent"', .reorders]' $out)" "[true,0]"
+	# (no order check here: veth delivers through per-CPU backlogs, so
+	# the receiver may reorder what the qdisc sent in order)
+	check_eq "$name: peer got every sent packet" "$rx" "$sent"
 	if [ "$kind" = pfifo_bulk ]; then
 		check_eq "$name: no batch control" "$(child_stat 10: options.effective_mode)" none
 		check_eq "$name: no batches counted" "$(child_stat 10: xstats.batches)" 0
 	fi
-	rm -f $out
 }
 
 for parent in htb prio; do

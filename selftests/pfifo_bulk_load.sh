@@ -71,9 +71,13 @@ run_case() {
 		tc qdisc add dev "$dev" root handle 1: "$kind" "$@" || return 1
 	fi
 	if [ -n "$peer" ]; then
-		python3 "$PFB_TOP/selftests/pfb_seqcheck.py" $peer 2 > $seq_out 2>/dev/null &
+		rm -f $seq_out.ready
+		python3 "$PFB_TOP/selftests/pfb_seqcheck.py" $peer 2 > $seq_out 2> $seq_out.ready &
 		seq_pid=$!
-		sleep 0.5
+		for _ in $(seq 100); do
+			[ -s $seq_out.ready ] && break
+			sleep 0.1
+		done
 	fi
 	batch_trace_start "$dev"
 	tx0=$(link_stat "$dev" tx_packets)
