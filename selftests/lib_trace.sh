@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Measurement helpers shared by the pfifo_bulk selftests and the benchmark:
+# batch sizes from the qdisc:qdisc_dequeue tracepoint (hist trigger),
+# spin-lock acquisitions from a _raw_spin_lock kprobe (hist trigger), our
+# xstats through pfb_nl.py, and a pktgen queue_xmit load (one thread per
+# CPU). Source it after lib.sh. Everything it sets up is undone at exit.
+
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+# -S: no site import, a second less per call under TCG
+PFB_NL="python3 -S $PFB_TOP/selftests/pfb_nl.py"
+
+require_tracing() {
+	[ -d "$TRACEFS/events/qdisc/qdisc_dequeue" ] ||
+		{ echo "SKIP: no qdisc_dequeue tracepoint"; exit $ksft_skip; }
+}
+
+# --- batch sizes: hist:keys=packets on qdisc:qdisc_dequeue ------------------
+pfb_batch_trigger=
+# batch_trace_start DEV: count batch sizes of the root qdisc of DEV.
+batch_trace_start() {
+	local idx
+	idx=$(cat "/sys/class/net/$1/ifindex")
+	pfb_batch_trigger="hist:keys=packets:vals=hitcount:size=2048 if ifindex == $idx && packets > 0"
+	echo "$pfb_batch_trigger" > "$TRACEFS/events/qdisc/qdisc_dequeue/trigger"
+	defer batch_trace_stop
+}
+batch_trace_stop() {
+	[ -n "$pfb_batch_trigger" ] || return 0
+	echo "!$pfb_batch_trigger" > "$TRACEFS/events/qdisc/qdisc_dequeue/trigger"
+	pfb_batch_trigger=
+}
+# batch_trace_read: "SIZE COUNT" lines, SIZE ascending.
+batch_trace_read() {
+	sed -n 's/^{ packets: *\([0-9]*\) } hitcount: *\([0-9]*\).*/\1 \2/p' \
+		"$TRACEFS/events/qdisc/qdisc_dequeue/hist" | sort -n
+}
+# batch_stats < "SIZE COUNT" lines: "batches packets mean max"
+batch_stats() {
+	awk '{ b += $2; p += $1 * $2; if ($1 > m) m = $1 }
+	     END { printf "%d %d %.2f %d\n", b, p, b ? p / b : 0, m }'
+}
+# batch_buckets < "SIZE COUNT" lines: counts in the xstats buckets
+# 1 2 3-4 5-8 9-16 17-32 33-64 65+, on one line.
+batch_buckets() {
+	awk '{ n = $1; k = 0; while (n > 1 && k < 7) { n = int((n + 1) / 2); k++ }
+	       c[k] += $2 }
+	     END { for (k = 0; k < 8; k++) printf "%d%s", c[k], k < 7 ? " " : "\n" }'
+}
+
+# --- spin-lock count: kprobe on _raw_spin_lock ----------------------------
+pfb_lock_on=
+lock_count_start() {
+	echo 'p:pfb_lock _raw_spin_lock' >> "$TRACEFS/kprobe_events" || return 1
+	echo 'hist:keys=common_type:vals=hitcount' > "$TRACEFS/events/kprobes/pfb_lock/trigger"
+	pfb_lock_on=1
+	defer lock_count_stop
+}
+lock_count_read() {
+	sed -n 's/.*hitcount: *\([0-9]*\).*/\1/p' "$TRACEFS/events/kprobes/pfb_lock/hist" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+lock_count_stop() {
+	[ -n "$pfb_lock_on" ] || return 0
+	echo '!hist:keys=common_type:vals=hitcount' > "$TRACEFS/events/kprobes/pfb_lock/trigger"
+	echo '-:pfb_lock' >> "$TRACEFS/kprobe_events"
+	pfb_lock_on=
+}
+
+# --- our xstats ------------------------------------------------------------
+# xstat DEV KEY: one pfifo_bulk xstats counter (hist buckets: hist.1 ...).
+xstat() {
+	$PFB_NL xstats "$1" | jq -r --arg k "$2" \
+		'if ($k | startswith("hist.")) then .hist[$k[5:]] else .[$k] end'
+}
+# xstat_buckets DEV: the histogram on one line, as batch_buckets prints it.
+xstat_buckets() {
+	$PFB_NL xstats "$1" | jq -r '[.hist["1","2","3-4","5-8","9-16","17-32","33-64","65+"]] | map(tostring) | join(" ")'
+}
+# pfb_opt DEV KEY: one option of the root pfifo_bulk, as dumped.
+pfb_opt() {
+	$PFB_NL dump "$1" | jq -r --arg k "$2" \
+		'[.[] | select(.kind == "pfifo_bulk")][0].options[$k]'
+}
+
+# --- pktgen queue_xmit load -------------------------------------------------
+PG=/proc/net/pktgen
+pg_set() {
+	echo "$2" > "$PG/$1" || { echo "pktgen: '$2' on $1 failed" >&2; return 1; }
+}
+# pktgen_setup DEV DSTMAC COUNT [SIZE]: one queue_xmit thread per CPU, each
+# its own UDP source port (flow 9000 + cpu), COUNT packets each.
+pktgen_setup() {
+	local dev=$1 mac=$2 count=$3 size=${4:-60} cpu
+	modprobe pktgen || { echo "SKIP: no pktgen"; exit $ksft_skip; }
+	defer pktgen_clear
+	pg_set pgctrl reset
+	for cpu in $(seq 0 $(($(nproc) - 1))); do
+		pg_set "kpktgend_$cpu" rem_device_all
+		pg_set "kpktgend_$cpu" "add_device $dev@$cpu"
+		pg_set "$dev@$cpu" "xmit_mode queue_xmit"
+		pg_set "$dev@$cpu" "count $count"
+		pg_set "$dev@$cpu" "pkt_size $size"
+		pg_set "$dev@$cpu" "clone_skb 0"
+		pg_set "$dev@$cpu" "burst 1"
+		pg_set "$dev@$cpu" "delay 0"
+		pg_set "$dev@$cpu" "dst 198.51.100.2"
+		pg_set "$dev@$cpu" "dst_mac $mac"
+		pg_set "$dev@$cpu" "udp_src_min $((9000 + cpu))"
+		pg_set "$dev@$cpu" "udp_src_max $((9000 + cpu))"
+		pg_set "$dev@$cpu" "udp_dst_min 9"
+		pg_set "$dev@$cpu" "udp_dst_max 9"
+	done
+}
+# pktgen_run: start all threads, return when all sent their COUNT.
+pktgen_run() {
+	pg_set pgctrl start
+}
+# pktgen_offered DEV: packets handed to dev_queue_xmit (sent + errors).
+pktgen_offered() {
+	local f s=0
+	for f in "$PG/$1"@*; do
+		s=$((s + $(sed -n 's/.*pkts-sofar: *\([0-9]*\) *errors: *\([0-9]*\).*/\1 + \2/p' "$f")))
+	done
+	echo $s
+}
+pktgen_clear() {
+	echo reset > "$PG/pgctrl" 2>/dev/null
+}
+
+# pfb_stat DEV KEY: a counter of the root qdisc from pfb_nl.py (packets,
+# bytes, qlen, backlog, drops, requeues, overlimits).
+pfb_stat() {
+	$PFB_NL dump "$1" | jq -r --arg k "$2" '[.[] | select(.parent == "root")][0][$k]'
+}
+
+# wait_backlog_zero DEV [TRIES]: poll the root qdisc queue every 0.1 s.
+wait_backlog_zero() {
+	local i
+	for ((i = 0; i < ${2:-10}; i++)); do
+		[ "$(pfb_stat "$1" qlen)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
