@@ -182,8 +182,10 @@ static void refnic_setup(struct net_device *dev)
 	dev->netdev_ops = &refnic_netdev_ops;
 	dev->ethtool_ops = &refnic_ethtool_ops;
 	dev->needs_free_netdev = true;
-	/* Long enough for a full ring at a slow line rate to drain. */
-	dev->watchdog_timeo = 10 * HZ;
+	/* Longer than a stopped queue can wait: at 1 Mb/s, a quarter of a
+	 * 4096-entry ring of full-size frames takes 12.6 s to drain.
+	 */
+	dev->watchdog_timeo = 30 * HZ;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_DATA_LEN;
 	eth_hw_addr_random(dev);

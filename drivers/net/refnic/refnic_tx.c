@@ -339,6 +339,8 @@ void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue)
 	u64_stats_update_begin(&q->xstats.syncp);
 	u64_stats_inc(&q->xstats.timeouts);
 	u64_stats_update_end(&q->xstats.syncp);
+	if (!READ_ONCE(priv->up))
+		return;		/* a restart failed: no ring to kick */
 	netdev_warn(dev, "TX queue %u timed out: prod %u tail %u wire %u clean %u\n",
 		    txqueue, q->prod, q->tail, READ_ONCE(q->wire),
 		    READ_ONCE(q->clean));
