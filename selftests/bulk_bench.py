@@ -209,6 +209,10 @@ class Bench:
         plugin = os.path.join(TOP, "tc-plugin")
         if os.path.exists(os.path.join(plugin, "q_pfifo_bulk.so")):
             os.environ["TC_LIB_DIR"] = plugin
+        # ip needs link_refnic.so for "type refnic peer ..."
+        iplib = os.path.join(TOP, "ip-plugin")
+        if os.path.exists(os.path.join(iplib, "link_refnic.so")):
+            os.environ["IP_LIB_DIR"] = iplib
 
     # devices
     def setup(self):
