@@ -100,6 +100,7 @@ static bool refnic_wire_deliver(struct refnic_queue *q, struct sk_buff *skb,
 				struct net_device *peer, struct refnic_queue *pq)
 {
 	struct sk_buff *nskb = skb_clone(skb, GFP_ATOMIC);
+	bool queued = false;
 
 	if (nskb) {
 		skb_scrub_packet(nskb, !net_eq(dev_net(q->dev), dev_net(peer)));
@@ -109,18 +110,16 @@ static bool refnic_wire_deliver(struct refnic_queue *q, struct sk_buff *skb,
 	if (nskb && pq->rx_enabled &&
 	    skb_queue_len(&pq->rxq) < REFNIC_RX_QLEN) {
 		__skb_queue_tail(&pq->rxq, nskb);
-		nskb = NULL;
+		queued = true;
 	} else {
 		u64_stats_update_begin(&pq->rstats.syncp);
 		u64_stats_inc(&pq->rstats.dropped);
 		u64_stats_update_end(&pq->rstats.syncp);
 	}
 	spin_unlock(&pq->rxq.lock);
-	if (nskb) {
+	if (nskb && !queued)
 		kfree_skb(nskb);
-		return false;
-	}
-	return true;
+	return queued;
 }
 
 static struct refnic_queue *refnic_peer_rxq(struct refnic_queue *q,
