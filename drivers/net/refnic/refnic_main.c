@@ -117,9 +117,9 @@ static void refnic_get_stats64(struct net_device *dev,
 			       struct rtnl_link_stats64 *s)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
-	unsigned int i, start;
+	unsigned int i, n = READ_ONCE(priv->nqueues), start;
 
-	for (i = 0; i < priv->nqueues; i++) {
+	for (i = 0; i < n; i++) {
 		struct refnic_queue *q = &priv->queues[i];
 		u64 tp, tb, td, rp, rb, rd;
 

@@ -485,8 +485,11 @@ void refnic_queues_uninit(struct net_device *dev)
 
 	for (i = 0; i < priv->nqueues; i++)
 		__netif_napi_del(&priv->queues[i].napi);
-	/* One grace period for all NAPI contexts, then free them. */
+	/* One grace period for all NAPI contexts, then free them. A stats
+	 * reader (sysfs) that comes after this sees no queues.
+	 */
 	synchronize_net();
+	WRITE_ONCE(priv->nqueues, 0);
 	kfree(priv->queues);
 	priv->queues = NULL;
 }
