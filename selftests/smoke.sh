@@ -4,6 +4,7 @@
 # Both modules load, create what they provide, and unload cleanly.
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_userspace.sh"
 require_root
 
 load_module sch_pfifo_bulk
