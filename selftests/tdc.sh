@@ -28,8 +28,6 @@ cat > "$work/tdc_config_local.py" <<PY
 import os
 ENVIR = os.environ.copy()
 ENVIR['TC_LIB_DIR'] = '$(dirname "$plugin")'
-NAMES['TC'] = '$(command -v tc)'
-NAMES['IP'] = '$(command -v ip)'
 PY
 
 out=$(cd "$work" && python3 ./tdc.py -f tc-tests/pfifo_bulk/pfifo_bulk.json 2>&1)
