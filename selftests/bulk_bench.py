@@ -6,8 +6,8 @@ and the stock qdiscs, in the style of the 2014 bulk-dequeue threads.
 Every configuration runs alternately in one session (A B C ... A B C ...),
 N repetitions of S seconds each; figures are mean and standard deviation
 over the repetitions, compared as ratios measured in the same run. Each
-repetition has a count pass (kprobe on _raw_spin_lock and the
-qdisc:qdisc_dequeue histogram, both active) and a time pass (no probes: pps,
+session has a count phase (kprobe on _raw_spin_lock and the
+qdisc:qdisc_dequeue histogram, both active) and a time phase (no probes: pps,
 busy CPU per packet, latency), so the probes' own cost stays out of the
 times. The report lists regressions first: every figure where pfifo_bulk is
 worse than stock pfifo beyond noise.
@@ -128,45 +128,59 @@ def load_modules():
 
 
 class Probes:
-    """_raw_spin_lock hits (kprobe + hist) and the batch histogram
-    (qdisc:qdisc_dequeue hist on packets) of one qdisc."""
+    """_raw_spin_lock hits (kprobe + hist) and batch sizes per device
+    (qdisc:qdisc_dequeue hist on ifindex and packets).
+
+    Both are switched on once for the whole count phase and read as
+    differences between snapshots: arming a kprobe on _raw_spin_lock
+    patches code that the other CPUs run all the time, and doing that
+    between every two runs has crashed a TCG guest (ftrace text poke)."""
 
     KPROBE = "pfb_bench_lock"
+    LOCK_SPEC = "hist:keys=common_type:vals=hitcount"
+    DEQ_SPEC = ("hist:keys=ifindex,packets:vals=hitcount:size=4096 "
+                "if handle == 0x10000 && packets > 0")
 
     def __init__(self):
         self.lock_trigger = "%s/events/kprobes/%s/trigger" % (TRACING, self.KPROBE)
         self.deq_trigger = "%s/events/qdisc/qdisc_dequeue/trigger" % TRACING
-        self.deq_spec = None
+        self.on = False
         append("%s/kprobe_events" % TRACING, "p:%s _raw_spin_lock\n" % self.KPROBE)
-        self.lock_spec = "hist:keys=common_pid.execname:vals=hitcount"
 
-    def arm(self, ifindex):
-        self.deq_spec = ("hist:keys=packets:vals=hitcount:sort=packets "
-                         "if ifindex == %d && handle == 0x10000 && packets > 0" % ifindex)
-        append(self.lock_trigger, self.lock_spec)
-        append(self.deq_trigger, self.deq_spec)
+    def start(self):
+        append(self.lock_trigger, self.LOCK_SPEC)
+        append(self.deq_trigger, self.DEQ_SPEC)
+        self.on = True
 
-    def disarm(self):
-        for trig, spec in ((self.lock_trigger, self.lock_spec),
-                           (self.deq_trigger, self.deq_spec)):
+    def stop(self):
+        if not self.on:
+            return
+        self.on = False
+        for trig, spec in ((self.lock_trigger, self.LOCK_SPEC),
+                           (self.deq_trigger, self.DEQ_SPEC)):
             try:
                 append(trig, "!" + spec)
             except OSError:
                 pass
 
-    def read(self):
+    def snapshot(self, ifindex):
+        """(lock hits, {batch size: count}) so far, for one device."""
         hist = read(self.lock_trigger.replace("trigger", "hist"))
-        m = re.search(r"Hits: (\d+)", hist)
+        m = re.search(r"hitcount:\s+(\d+)", hist)
         locks = int(m.group(1)) if m else 0
         batches = {}
-        for m in re.finditer(r"packets:\s+(\d+)\s*\}\s+hitcount:\s+(\d+)",
+        for m in re.finditer(r"ifindex:\s+(\d+), packets:\s+(\d+)\s*\}\s+hitcount:\s+(\d+)",
                              read(self.deq_trigger.replace("trigger", "hist"))):
-            batches[int(m.group(1))] = int(m.group(2))
+            if int(m.group(1)) == ifindex:
+                batches[int(m.group(2))] = int(m.group(3))
         return locks, batches
 
     def close(self):
-        self.disarm()
-        append("%s/kprobe_events" % TRACING, "-:%s\n" % self.KPROBE)
+        self.stop()
+        try:
+            append("%s/kprobe_events" % TRACING, "-:%s\n" % self.KPROBE)
+        except OSError:
+            pass
 
 
 def bucketize(batches):
@@ -275,10 +289,18 @@ class Bench:
 
     # loads
     def pktgen(self, size, secs):
+        # reset stops the threads of the last run and frees their devices
+        write("%s/pgctrl" % PKTGEN, "reset")
         for c in range(self.ncpu):
             t = "%s/kpktgend_%d" % (PKTGEN, c)
-            write(t, "rem_device_all")
-            write(t, "add_device %s@%d" % (self.dev, c))
+            for _ in range(50):
+                try:
+                    write(t, "add_device %s@%d" % (self.dev, c))
+                    break
+                except OSError:		# EBUSY: the old device is still going away
+                    time.sleep(0.1)
+            else:
+                raise RuntimeError("pktgen: cannot add %s@%d" % (self.dev, c))
             d = "%s/%s@%d" % (PKTGEN, self.dev, c)
             for cmd in ("count 0", "pkt_size %d" % size, "xmit_mode queue_xmit",
                         "burst 1", "clone_skb 0", "dst 198.18.0.1",
@@ -336,7 +358,7 @@ class Bench:
         time.sleep(0.2)
         ifindex = int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns))
         if probes:
-            probes.arm(ifindex)
+            locks0, batches0 = probes.snapshot(ifindex)
         tx0 = link_stat(dev, "tx_packets", ns)
         eth0 = ethtool_stats(dev, ns)
         cpu0, t0 = busy_jiffies(), time.time()
@@ -346,8 +368,10 @@ class Bench:
         eth1 = ethtool_stats(dev, ns)
         fig = {"tx_packets": tx}
         if probes:
-            locks, batches = probes.read()
-            probes.disarm()
+            locks1, batches1 = probes.snapshot(ifindex)
+            locks = locks1 - locks0
+            batches = {k: v - batches0.get(k, 0) for k, v in batches1.items()
+                       if v > batches0.get(k, 0)}
             hist = bucketize(batches)
             nb = sum(batches.values())
             fig["locks_per_pkt"] = locks / tx if tx else None
@@ -574,24 +598,32 @@ def main():
     try:
         bench.setup()
         probes = Probes()
-        for scen in args.scenarios:
-            bench.scenario(scen)
-            results[scen] = {}
-            for load in args.loads:
-                runs = {c: [] for c in args.configs}
-                for rep in range(args.reps):
-                    for cfg in args.configs:
-                        fig = {}
-                        if load != "rr":
-                            fig.update(bench.measure(load, cfg, args.seconds, probes))
-                        timed = bench.measure(load, cfg, args.seconds, None)
-                        fig.update({k: v for k, v in timed.items() if k != "tx_packets"})
-                        runs[cfg].append(fig)
-                        log("bench: %s %s %-10s rep %d/%d: %s" % (
-                            scen, load, cfg, rep + 1, args.reps,
-                            ", ".join("%s %s" % (FIGURES[k][0], FIGURES[k][1].format(v))
-                                      for k, v in fig.items() if k in FIGURES and v is not None)))
-                results[scen][load] = {c: aggregate(r) for c, r in runs.items()}
+        # Phase 1 counts (probes on), phase 2 times (probes off); inside
+        # each, every configuration runs in turn, repetition by repetition.
+        runs = {}
+        for phase in ("count", "time"):
+            if phase == "count":
+                probes.start()
+            for scen in args.scenarios:
+                bench.scenario(scen)
+                for load in args.loads:
+                    if phase == "count" and load == "rr":
+                        continue
+                    for rep in range(args.reps):
+                        for cfg in args.configs:
+                            fig = bench.measure(load, cfg, args.seconds,
+                                                probes if phase == "count" else None)
+                            key = (scen, load, cfg)
+                            runs.setdefault(key, [{} for _ in range(args.reps)])[rep].update(
+                                {k: v for k, v in fig.items() if k != "tx_packets"})
+                            log("bench: %s %s %s %-10s rep %d/%d: %s" % (
+                                phase, scen, load, cfg, rep + 1, args.reps,
+                                ", ".join("%s %s" % (FIGURES[k][0], FIGURES[k][1].format(v))
+                                          for k, v in fig.items()
+                                          if k in FIGURES and v is not None)))
+            probes.stop()
+        for (scen, load, cfg), r in runs.items():
+            results.setdefault(scen, {}).setdefault(load, {})[cfg] = aggregate(r)
         perf = None
         if not args.no_perf and "pktgen64" in args.loads:
             bench.scenario(args.scenarios[0])
