@@ -15,8 +15,4 @@ echo "demo: building for $kver" >&2
 make -s modules KVER="$kver" >/dev/null
 make -s plugin bulkctl >/dev/null
 make -s -C selftests >/dev/null
-# One host thread for both vCPUs: with multi-threaded TCG, a guest that
-# patches live code (kprobe, tracepoint and static-key switches) while the
-# other vCPU runs it has died on a stale int3 in our runs of 6.12.
-PFB_VM_TCG_THREAD=${PFB_VM_TCG_THREAD:-single} \
-	exec tools/vm/run -k "$kver" -- selftests/bulk_bench.sh --demo
+exec tools/vm/run -k "$kver" -- selftests/bulk_bench.sh --demo

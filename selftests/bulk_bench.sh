@@ -7,10 +7,6 @@
 # exits 0 when the run completed, whatever the figures.
 #
 #   bulk_bench.sh [--demo] [-n REPS] [-t SECS] [-d REALDEV] [...]
-#
-# In QEMU, run it with PFB_VM_TCG_THREAD=single (as make demo does): the
-# probes patch live kernel code, and multi-threaded TCG has let a vCPU run
-# stale code afterwards (an int3 Oops on 6.12).
 
 here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 4; }
