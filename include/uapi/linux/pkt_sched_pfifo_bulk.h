@@ -29,7 +29,9 @@ enum {
 	TCA_PFIFO_BULK_BULK_BYTES,	/* u32: byte cap per batch, 0 = none */
 	TCA_PFIFO_BULK_BULK_PKTS,	/* u32: packet cap per batch, 0 = none */
 	TCA_PFIFO_BULK_MODE,		/* u8: enum tc_pfifo_bulk_mode, requested */
-	TCA_PFIFO_BULK_EFFECTIVE_MODE,	/* u8: BQL or NOBQL in use (dump only) */
+	TCA_PFIFO_BULK_EFFECTIVE_MODE,	/* u8: BQL or NOBQL in use (dump only);
+					 * AUTO: none, a parent dequeues us
+					 */
 	__TCA_PFIFO_BULK_MAX,
 };
 
