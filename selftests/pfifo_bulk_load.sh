@@ -18,6 +18,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
+. "$(dirname "$0")/lib_refnic.sh"
 require_root
 require_cmd jq python3 ethtool
 require_tracing
@@ -40,6 +41,7 @@ if [ -n "${PFB_NIC:-}" ]; then
 	bound=0
 else
 	load_module refnic
+	refnic_require_plugin
 	dev=pfbld0
 	peer=pfbld1
 	ip link add $dev type refnic peer name $peer 2>/dev/null ||
