@@ -31,8 +31,15 @@ bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
 # One sender: leave a CPU to the reconfiguration commands.
 REFNIC_PKTGEN_CPUS=1
 flood() {
+	local tx0 i
+
+	tx0=$(link_stat $a tx_packets)
 	refnic_pktgen $a queue_xmit 0 1 "$bmac" 10.77.0.2 &
-	sleep 0.5
+	# pktgen runs once the device sends: a stop before then would be lost
+	for i in $(seq 100); do
+		[ "$(link_stat $a tx_packets)" -gt "$tx0" ] && break
+		sleep 0.1
+	done
 }
 
 flood
