@@ -23,6 +23,11 @@ sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
 sysctl -qw net.ipv6.conf.$peer.disable_ipv6=1
 ip link set $peer up
 ip link set $dev up
+# veth delivers through the per-CPU backlog: make it long enough that the
+# peer loses nothing, whatever the qdisc
+old_backlog=$(sysctl -n net.core.netdev_max_backlog)
+defer "sysctl -qw net.core.netdev_max_backlog=$old_backlog"
+sysctl -qw net.core.netdev_max_backlog=100000
 pktgen_setup $dev "$(cat /sys/class/net/$peer/address)" "$count"
 
 child_stat() {

@@ -508,8 +508,15 @@ static int pfb_dump(struct Qdisc *sch, struct sk_buff *skb)
 	struct nlattr *opts;
 
 	/* AUTO as effective mode: a parent dequeues us, no batch control */
-	if (rcu_access_pointer(sch->dev_queue->qdisc_sleeping) == sch)
+	if (rcu_access_pointer(sch->dev_queue->qdisc_sleeping) == sch) {
+		if (!READ_ONCE(q->path)) {
+			/* e.g. an mq child before its first packet */
+			sch_tree_lock(sch);
+			pfb_select_path(sch, q);
+			sch_tree_unlock(sch);
+		}
 		path = READ_ONCE(q->path);
+	}
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pfifo_bulk "change" at run time. (1) As an htb child holding a backlog
+# (slow class), a smaller limit drops from the head and the parent learns
+# it (qdisc_tree_reduce_backlog): htb's queue length follows the child's,
+# the drops are counted, the rest drains, offered == sent + dropped.
+# (2) As root, caps, limit and mode changed again and again while a
+# pktgen load (one thread per CPU) runs: the backlog still drains to 0
+# (no stall) and offered == sent + dropped + backlog.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_trace.sh"
+require_root
+require_cmd jq python3
+load_module sch_pfifo_bulk
+
+dev=pfbcg0
+peer=pfbcg1
+ip link add $dev type veth peer name $peer || { echo "SKIP: no veth"; exit $ksft_skip; }
+defer "ip link del $dev"
+sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
+sysctl -qw net.ipv6.conf.$peer.disable_ipv6=1
+ip link set $peer up
+ip link set $dev up
+
+q_stat() {	# q_stat HANDLE KEY
+	$PFB_NL dump $dev | jq -r --arg h "$1" --arg k "$2" \
+		'[.[] | select(.handle == $h)][0][$k]'
+}
+
+# (1) htb child with a backlog: 8 kbit/s drains about 16 frames a second
+tc qdisc add dev $dev root handle 1: htb default 10
+tc class add dev $dev parent 1: classid 1:10 htb rate 8kbit ceil 8kbit
+check "child with limit 1000" $PFB_NL add $dev -p 1:10 -H 10: limit 1000
+pktgen_setup $dev "$(cat /sys/class/net/$peer/address)" 300
+# pktgen returns when its last frame has left: read the backlog while it runs
+pktgen_run &
+pg=$!
+for _ in $(seq 50); do
+	[ "$(q_stat 10: qlen)" -gt 100 ] && break
+	sleep 0.2
+done
+snap=$($PFB_NL dump $dev | jq -c '[.[] | select(.handle == "10:")][0]')
+before=$(echo "$snap" | jq .qlen)
+drops0=$(echo "$snap" | jq .drops)
+sent0=$(echo "$snap" | jq .packets)
+check_cmp "backlog built up" "$before" ">" 20
+check "change limit to 10 under backlog" $PFB_NL change $dev -p 1:10 -H 10: limit 10
+dump=$($PFB_NL dump $dev)
+child=$(echo "$dump" | jq '[.[] | select(.handle == "10:")][0].qlen')
+root=$(echo "$dump" | jq '[.[] | select(.handle == "1:")][0].qlen')
+check_cmp "child trimmed to the new limit" "$child" "<=" 10
+check_cmp "htb queue length follows the child (±1 in flight)" \
+	"$((root - child))" "<=" 1
+check_cmp "htb queue length not below the child" "$root" ">=" "$child"
+drops1=$(echo "$dump" | jq '[.[] | select(.handle == "10:")][0].drops')
+sent1=$(echo "$dump" | jq '[.[] | select(.handle == "10:")][0].packets')
+# what was queued is now sent, dropped (trimmed) or still queued
+check_cmp "trimmed packets counted as drops" \
+	"$((drops1 - drops0 + sent1 - sent0 + child))" ">=" "$before"
+check "rest drains" wait_backlog_zero $dev 50
+wait $pg
+check_eq "offered == sent + dropped" "$(pktgen_offered $dev)" \
+	"$(($(q_stat 10: packets) + $(q_stat 10: drops)))"
+check_eq "htb sent what the child sent" "$(q_stat 1: packets)" "$(q_stat 10: packets)"
+
+# (2) root, changes under load
+tc qdisc del dev $dev root
+check "root pfifo_bulk" $PFB_NL add $dev -H 1: limit 200
+pktgen_clear
+pktgen_setup $dev "$(cat /sys/class/net/$peer/address)" 3000
+pktgen_run &
+pg=$!
+n=0
+for opts in "bulk_pkts 1" "bulk_pkts 8" "bulk_bytes 300" "limit 20" \
+	    "mode bql" "bulk_pkts 0 bulk_bytes 0" "mode nobql limit 500" \
+	    "mode auto bulk_pkts 4" "limit 5"; do
+	$PFB_NL change $dev $opts && n=$((n + 1))
+done
+wait $pg
+check_eq "every change under load accepted" "$n" 9
+check "backlog 0 within a second (no stall)" wait_backlog_zero $dev 10
+check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $dev)" \
+	"$(($(pfb_stat $dev packets) + $(pfb_stat $dev drops) + $(pfb_stat $dev qlen)))"
+check_eq "xstats packets == sent" "$(xstat $dev batch_pkts)" "$(pfb_stat $dev packets)"
+pfb_exit
