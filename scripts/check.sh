@@ -56,7 +56,7 @@ build_clean() {
 
 echo "# pfifo_bulk check: kernels $kernels"
 step checkpatch make -s checkpatch
-step userspace-build make -s plugin bulkctl
+step userspace-build make -s plugin ip-plugin bulkctl
 step selftests-build make -s -C selftests
 for t in selftests/host_*.sh; do
 	[ -x "$t" ] && step "host-$(basename "$t" .sh)" "$t"

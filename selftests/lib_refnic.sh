@@ -75,7 +75,8 @@ refnic_hist_sum() {
 # thread per CPU, each sends COUNT 60-byte frames on DEV with xmit_mode MODE
 # (queue_xmit: through the qdisc; start_xmit: straight to the driver, BURST
 # frames per call). COUNT 0 runs until refnic_pktgen_stop; then run it in
-# the background. Returns when done.
+# the background. Returns when done. REFNIC_PKTGEN_CPUS=N uses only the
+# first N CPUs.
 refnic_pktgen() {
 	local dev=$1 mode=$2 count=$3 burst=${4:-1}
 	local mac=${5:-02:00:00:00:00:01} dst=${6:-198.18.0.1}
@@ -85,6 +86,7 @@ refnic_pktgen() {
 	echo reset > $pg/pgctrl
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
 		echo rem_device_all > $pg/kpktgend_$cpu
+		[ "$cpu" -lt "${REFNIC_PKTGEN_CPUS:-$(nproc)}" ] || continue
 		echo "add_device $dev@$cpu" > $pg/kpktgend_$cpu
 		d=$pg/$dev@$cpu
 		echo "xmit_mode $mode" > "$d"

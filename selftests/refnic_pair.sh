@@ -23,6 +23,17 @@ check_eq "peer has 2 TX queues" "$(ip netns exec $ns ethtool -S $b | grep -c 'tx
 check "carrier on both ends" test "$(cat /sys/class/net/$a/carrier)" = 1
 check "ping across" busybox ping -c 3 -W 2 -i 0.2 10.77.0.2
 
+# wait_ready: until the receiver in the namespace has bound its socket.
+wait_ready() {
+	local i
+	for i in $(seq 200); do
+		[ -e /tmp/rfp_ready ] && break
+		sleep 0.1
+	done
+	rm -f /tmp/rfp_ready
+}
+
+rm -f /tmp/rfp_ready
 # UDP: 500 datagrams of 1000 bytes, all must arrive. Under TCG the receiver
 # is slow: let its socket buffer hold them all.
 old_rmem=$(sysctl -n net.core.rmem_max)
@@ -33,6 +44,7 @@ import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
 s.bind(("10.77.0.2", 9999))
+open("/tmp/rfp_ready", "w").close()
 s.settimeout(10)
 n = 0
 try:
@@ -44,7 +56,7 @@ except OSError:
 open("/tmp/rfp_udp", "w").write(str(n))
 PY
 udp_pid=$!
-sleep 1
+wait_ready
 python3 - <<'PY'
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -63,6 +75,7 @@ l = socket.socket()
 l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 l.bind(("10.77.0.2", 9998))
 l.listen(1)
+open("/tmp/rfp_ready", "w").close()
 l.settimeout(20)
 c, _ = l.accept()
 h, n = hashlib.sha256(), 0
@@ -75,7 +88,7 @@ while True:
 open("/tmp/rfp_tcp", "w").write("%d %s" % (n, h.hexdigest()))
 PY
 tcp_pid=$!
-sleep 1
+wait_ready
 sent=$(python3 - <<'PY'
 import hashlib, os, socket
 data = os.urandom(4 << 20)

@@ -117,9 +117,9 @@ static void refnic_get_stats64(struct net_device *dev,
 			       struct rtnl_link_stats64 *s)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
-	unsigned int i, start;
+	unsigned int i, n = READ_ONCE(priv->nqueues), start;
 
-	for (i = 0; i < priv->nqueues; i++) {
+	for (i = 0; i < n; i++) {
 		struct refnic_queue *q = &priv->queues[i];
 		u64 tp, tb, td, rp, rb, rd;
 
@@ -182,8 +182,10 @@ static void refnic_setup(struct net_device *dev)
 	dev->netdev_ops = &refnic_netdev_ops;
 	dev->ethtool_ops = &refnic_ethtool_ops;
 	dev->needs_free_netdev = true;
-	/* Long enough for a full ring at a slow line rate to drain. */
-	dev->watchdog_timeo = 10 * HZ;
+	/* Longer than a stopped queue can wait: at 1 Mb/s, a quarter of a
+	 * 4096-entry ring of full-size frames takes 12.6 s to drain.
+	 */
+	dev->watchdog_timeo = 30 * HZ;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_DATA_LEN;
 	eth_hw_addr_random(dev);

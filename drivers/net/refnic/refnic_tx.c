@@ -100,6 +100,7 @@ static bool refnic_wire_deliver(struct refnic_queue *q, struct sk_buff *skb,
 				struct net_device *peer, struct refnic_queue *pq)
 {
 	struct sk_buff *nskb = skb_clone(skb, GFP_ATOMIC);
+	bool queued = false;
 
 	if (nskb) {
 		skb_scrub_packet(nskb, !net_eq(dev_net(q->dev), dev_net(peer)));
@@ -109,18 +110,16 @@ static bool refnic_wire_deliver(struct refnic_queue *q, struct sk_buff *skb,
 	if (nskb && pq->rx_enabled &&
 	    skb_queue_len(&pq->rxq) < REFNIC_RX_QLEN) {
 		__skb_queue_tail(&pq->rxq, nskb);
-		nskb = NULL;
+		queued = true;
 	} else {
 		u64_stats_update_begin(&pq->rstats.syncp);
 		u64_stats_inc(&pq->rstats.dropped);
 		u64_stats_update_end(&pq->rstats.syncp);
 	}
 	spin_unlock(&pq->rxq.lock);
-	if (nskb) {
+	if (nskb && !queued)
 		kfree_skb(nskb);
-		return false;
-	}
-	return true;
+	return queued;
 }
 
 static struct refnic_queue *refnic_peer_rxq(struct refnic_queue *q,
@@ -339,6 +338,8 @@ void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue)
 	u64_stats_update_begin(&q->xstats.syncp);
 	u64_stats_inc(&q->xstats.timeouts);
 	u64_stats_update_end(&q->xstats.syncp);
+	if (!READ_ONCE(priv->up))
+		return;		/* a restart failed: no ring to kick */
 	netdev_warn(dev, "TX queue %u timed out: prod %u tail %u wire %u clean %u\n",
 		    txqueue, q->prod, q->tail, READ_ONCE(q->wire),
 		    READ_ONCE(q->clean));
@@ -484,8 +485,11 @@ void refnic_queues_uninit(struct net_device *dev)
 
 	for (i = 0; i < priv->nqueues; i++)
 		__netif_napi_del(&priv->queues[i].napi);
-	/* One grace period for all NAPI contexts, then free them. */
+	/* One grace period for all NAPI contexts, then free them. A stats
+	 * reader (sysfs) that comes after this sees no queues.
+	 */
 	synchronize_net();
+	WRITE_ONCE(priv->nqueues, 0);
 	kfree(priv->queues);
 	priv->queues = NULL;
 }
