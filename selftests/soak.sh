@@ -73,9 +73,10 @@ declare -A macs=([sk1a]=$mac1 [sk4]=02:00:00:00:00:04) nq=([sk1a]=1 [sk4]=4)
 declare -A bqlst=([sk1a]=on [sk4]=on) pace=([sk1a]=400000 [sk4]=200000)
 tx0=$(($(link_stat sk1a tx_packets) + $(link_stat sk4 tx_packets)))
 
-n_faults=0 n_fuzz=0 n_reconf=0 n_unacc=0 n_stalls=0 n_failed=0 n_warn=0
+n_faults=0 n_fuzz=0 n_fuzz_ok=0 n_reconf=0 n_unacc=0 n_stalls=0 n_failed=0 n_warn=0
 n_acct=0 n_chaos=0 n_backlog=0
 pg_pid=
+defer "rm -f /tmp/soak-err.$$"
 
 # pick WORD...: one of the words, from the seeded generator, in $REPLY
 # (no subshell: it would not advance the parent's generator).
@@ -168,8 +169,15 @@ soft_fault() {
 	fuzz)
 		# Any limit the fuzzer leaves is bounded again right after.
 		target "$dev"; t=$REPLY
-		fault "$fuzz" -d "$dev" -n 300 -s $RANDOM -H $fz_h $fz_p
-		n_fuzz=$((n_fuzz + 300))
+		n_faults=$((n_faults + 1))
+		if opts=$("$fuzz" -d "$dev" -n 300 -s $RANDOM -H $fz_h $fz_p) &&
+		   [[ $opts =~ sent\ ([0-9]+)\ accepted\ ([0-9]+) ]]; then
+			n_fuzz=$((n_fuzz + BASH_REMATCH[1]))
+			n_fuzz_ok=$((n_fuzz_ok + BASH_REMATCH[2]))
+		else
+			n_failed=$((n_failed + 1))
+			echo "# fault failed: nl_fuzz on $dev $t: $opts"
+		fi
 		rand_opts all
 		n_reconf=$((n_reconf + 1))
 		fault tc qdisc change dev "$dev" $t pfifo_bulk $REPLY ;;
@@ -362,6 +370,7 @@ done
 pktgen_clear
 check_cmp "a backlog built up under load (snapshots with backlog)" "$n_backlog" ">" 0
 check_eq "no fault command failed" "$n_failed" 0
+check_cmp "the kernel accepted some fuzzed messages (on roots and mq children)" "$n_fuzz_ok" ">" 0
 check_eq "no kernel report during the rounds" "$n_warn" 0
 for d in sk1a sk4; do
 	check_eq "$d: no TX timeout" "$(ethtool_stat $d tx_timeouts)" 0
