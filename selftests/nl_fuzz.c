@@ -3,10 +3,11 @@
  * nl_fuzz: throw malformed and random pfifo_bulk configuration at the kernel
  * over rtnetlink and check that every request is answered.
  *
- *	nl_fuzz -d DEV [-n COUNT] [-s SEED] [-H HANDLE] [-v]
+ *	nl_fuzz -d DEV [-n COUNT] [-s SEED] [-H HANDLE] [-p PARENT] [-v]
  *
  * Each message is an RTM_NEWQDISC (change, replace or create) or an
- * RTM_GETQDISC for the root qdisc of DEV with TCA_KIND "pfifo_bulk" (now and
+ * RTM_GETQDISC for the qdisc HANDLE (default 1:) at PARENT (MAJ:MIN in
+ * hex, default root, e.g. 1:2 for a child of mq) of DEV with TCA_KIND "pfifo_bulk" (now and
  * then another kind) and a TCA_OPTIONS built from random attributes: known
  * and unknown types, boundary and random values, wrong lengths, truncated
  * and oversized payloads, with and without NLA_F_NESTED, and attribute
@@ -143,7 +144,8 @@ static size_t fuzz_options(unsigned char *p, size_t room)
 	return put_attr(p, room, type, len_field, inner, used);
 }
 
-static int build(struct msg *m, int ifindex, uint32_t handle, uint32_t seq)
+static int build(struct msg *m, int ifindex, uint32_t parent, uint32_t handle,
+		 uint32_t seq)
 {
 	static const char *const kinds[] = { "pfifo_bulk", "pfifo", "nosuchqdisc" };
 	static const uint16_t flags[] = {
@@ -158,7 +160,7 @@ static int build(struct msg *m, int ifindex, uint32_t handle, uint32_t seq)
 	m->nh.nlmsg_seq = seq;
 	m->tc.tcm_family = AF_UNSPEC;
 	m->tc.tcm_ifindex = ifindex;
-	m->tc.tcm_parent = TC_H_ROOT;
+	m->tc.tcm_parent = parent;
 	m->tc.tcm_handle = handle;
 	if (rnd_below(8) == 0) {
 		m->nh.nlmsg_type = RTM_GETQDISC;
@@ -205,22 +207,29 @@ int main(int argc, char **argv)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = 5 };
 	unsigned long count = 10000, sent = 0, acked = 0, rejected = 0;
-	uint32_t handle = 0x10000;
+	uint32_t handle = 0x10000, parent = TC_H_ROOT;
+	char *end;
 	const char *dev = NULL;
 	bool verbose = false;
 	int one = 1, fd, ifindex, opt;
 	static struct msg m;
 
 	rng_state = (uint64_t)time(NULL) | 1;
-	while ((opt = getopt(argc, argv, "d:n:s:H:v")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:s:H:p:v")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 's': rng_state = strtoull(optarg, NULL, 0) | 1; break;
 		case 'H': handle = strtoul(optarg, NULL, 16) << 16; break;
+		case 'p':
+			/* MAJ:MIN in hex, as tc writes it */
+			parent = strtoul(optarg, &end, 16) << 16;
+			if (*end == ':')
+				parent |= strtoul(end + 1, NULL, 16) & 0xffff;
+			break;
 		case 'v': verbose = true; break;
 		default:
-			fprintf(stderr, "usage: %s -d DEV [-n COUNT] [-s SEED] [-H HANDLE] [-v]\n",
+			fprintf(stderr, "usage: %s -d DEV [-n COUNT] [-s SEED] [-H HANDLE] [-p PARENT] [-v]\n",
 				argv[0]);
 			return 2;
 		}
@@ -242,7 +251,7 @@ int main(int argc, char **argv)
 
 	for (sent = 0; sent < count; sent++) {
 		uint32_t seq = sent + 1;
-		int len = build(&m, ifindex, handle, seq), r;
+		int len = build(&m, ifindex, parent, handle, seq), r;
 
 		if (send(fd, &m, len, 0) < 0) {
 			perror("nl_fuzz: send");

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pfifo_bulk survives a netlink fuzzer while traffic flows: nl_fuzz sends
+# at least 10,000 RTM_NEWQDISC/RTM_GETQDISC messages with random, truncated,
+# oversized, wrongly typed and unknown TCA_OPTIONS attributes to the root
+# pfifo_bulk of a refnic (BQL on, 2 Mb/s, so a backlog exists) under a
+# pktgen queue_xmit load. Every message is answered (nl_fuzz checks), then:
+# the backlog drains to 0 within a second once the load stops, tc -j and raw
+# netlink (pfb_nl.py) dump the same options, "tc qdisc replace" with known
+# options dumps exactly those, and a short load is forwarded (the device's
+# tx_packets grows by the offered count minus the qdisc's drops). The kernel
+# log stays clean (run_tests.sh checks it). Prints the fuzzer's counts.
+# PFB_FUZZ_COUNT (default 10000) and PFB_SEED (default random) override.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_trace.sh"
+. "$(dirname "$0")/lib_userspace.sh"
+require_root
+require_cmd tc jq ethtool python3
+fuzz=$PFB_TOP/selftests/nl_fuzz
+[ -x "$fuzz" ] || { echo "SKIP: nl_fuzz not built (make -C selftests)"; exit $ksft_skip; }
+load_module sch_pfifo_bulk
+load_module refnic
+
+count=${PFB_FUZZ_COUNT:-10000}
+seed=${PFB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+dev=pfbnf0
+echo "# seed $seed, $count messages"
+
+check "refnic device" ip link add $dev type refnic
+defer "ip link del $dev"
+sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
+ip link set $dev up
+check "line rate 2 Mb/s" ethtool -s $dev speed 2
+check_eq "BQL on" "$(ethtool --show-priv-flags $dev | awk '$1 == "bql:" { print $2 }')" on
+check "pfifo_bulk root" tc qdisc add dev $dev root handle 1: pfifo_bulk
+mac=02:00:00:00:00:01
+
+# pktgen_pace DEV DELAY_NS: one packet every DELAY_NS per thread. From
+# 100 us on, pktgen sleeps between packets instead of spinning, which leaves
+# the (TCG) CPUs to the faults and checks; at 2 Mb/s the load still offers
+# several times the line rate. (Bursts would be cheaper, but queue_xmit
+# refuses them on 6.1.)
+pktgen_pace() {
+	local f
+	for f in "$PG/$1"@*; do
+		pg_set "${f##*/}" "delay $2" || return 1
+	done
+}
+
+# Load in the background, one queue_xmit thread per CPU until stopped, a
+# few times the line rate.
+pktgen_setup $dev $mac 0
+pktgen_pace $dev 400000
+pktgen_run &
+pg_pid=$!
+defer "pg_set pgctrl stop"
+sleep 0.5
+check_cmp "a backlog exists under load" "$(qdisc_stat $dev qlen)" ">" 0
+
+out=$("$fuzz" -d $dev -n "$count" -s "$seed")
+rc=$?
+echo "$out" | sed 's/^/# /'
+check_eq "every fuzzed message answered (nl_fuzz exit)" $rc 0
+read -r sent accepted rejected < <(echo "$out" |
+	sed -n 's/^nl_fuzz: sent \([0-9]*\) accepted \([0-9]*\) rejected \([0-9]*\)$/\1 \2 \3/p')
+check_eq "nl_fuzz sent all messages" "$sent" "$count"
+check_eq "accepted + rejected == sent" "$((accepted + rejected))" "$sent"
+check_cmp "some were accepted" "$accepted" ">" 0
+check_cmp "some were rejected" "$rejected" ">" 0
+check_cmp "traffic flowed during the fuzz" "$(qdisc_stat $dev packets)" ">" 0
+
+pg_set pgctrl stop
+wait $pg_pid
+check "backlog 0 within a second after the load" wait_backlog_zero $dev 10
+check_eq "root is still pfifo_bulk 1:" \
+	"$(tc -j qdisc show dev $dev | jq -r '.[] | select(.root == true) | "\(.kind) \(.handle)"')" \
+	"pfifo_bulk 1:"
+tc_opts=$(root_opts tc -j qdisc show dev $dev)
+nl_opts=$($PFB_NL dump $dev | jq -cS '[.[] | select(.parent == "root")][0].options')
+echo "# options after the fuzz: $tc_opts"
+check_eq "tc -j and raw netlink dump the same options" "$tc_opts" "$nl_opts"
+
+# Known options, by tc: the dump must show exactly those.
+check "tc qdisc replace with known options" \
+	tc qdisc replace dev $dev root handle 1: pfifo_bulk limit 700 bulk_bytes 3000 bulk_pkts 16 mode bql
+want='{"bulk_bytes":3000,"bulk_pkts":16,"effective_mode":"bql","limit":700,"mode":"bql"}'
+check_eq "tc -j dumps exactly the known options" "$(root_opts tc -j qdisc show dev $dev)" "$want"
+check_eq "raw netlink dumps exactly the known options" \
+	"$($PFB_NL dump $dev | jq -cS '[.[] | select(.parent == "root")][0].options')" "$want"
+
+# A fresh instance forwards a short load: every packet offered leaves
+# through the device or is counted as a qdisc drop.
+check "fresh instance (del + add)" eval "tc qdisc del dev $dev root && tc qdisc add dev $dev root handle 1: pfifo_bulk limit 700 bulk_pkts 16"
+tx0=$(link_stat $dev tx_packets)
+pktgen_setup $dev $mac 300
+pktgen_run
+check "backlog 0 within a second after the short load" wait_backlog_zero $dev 10
+offered=$(pktgen_offered $dev)
+drops=$(qdisc_stat $dev drops)
+tx1=$(link_stat $dev tx_packets)
+echo "# short load: offered $offered, qdisc sent $(qdisc_stat $dev packets), drops $drops, device tx $((tx1 - tx0))"
+check_eq "offered == qdisc sent + drops" "$offered" "$(($(qdisc_stat $dev packets) + drops))"
+check_eq "device tx_packets grew by offered - drops" "$((tx1 - tx0))" "$((offered - drops))"
+check_cmp "the short load was forwarded" "$((tx1 - tx0))" ">" 0
+echo "# nl_fuzz: sent $sent accepted $accepted rejected $rejected (seed $seed)"
+pfb_exit

@@ -1,0 +1,481 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Soak under faults: pfifo_bulk on refnic under a saturating pktgen load
+# (refnic at 2 Mb/s, BQL on and off, 1 TX queue with pfifo_bulk as root and
+# 4 TX queues with mq + pfifo_bulk children), while seeded random faults hit
+# it. Proves, per round and at the end:
+#  - accounting rounds (a fresh qdisc, only non-purging faults: change with
+#    random valid options by tc or bulkctl, ring resize, coalescing, BQL
+#    toggle, nl_fuzz bursts): once the load stops the backlog is 0 within a
+#    second, and pktgen's offered count == qdisc sent + dropped + backlog;
+#  - chaos rounds (replace/del/add, link down/up, carrier flaps on the
+#    peer): the load keeps flowing and the backlog drains within a second;
+#  - all the time: the qdisc makes progress under load, no TX timeout, no
+#    kernel warning (and run_tests.sh checks the log);
+#  - over a refnic pair, a numbered UDP stream arrives without reordering
+#    while options change and BQL toggles;
+#  - only CAP_NET_ADMIN changes anything: an unprivileged user is refused by
+#    tc, bulkctl, ethtool and refnic's module parameters, and no module
+#    parameter or file of the checkout is world-writable;
+#  - the qdisc module refuses to unload while in use and keeps working; both
+#    modules unload at the end and skbuff_head_cache returns to baseline.
+# Ends with one line of figures: packets sent, faults injected, fuzzed
+# messages, reconfigurations, packets unaccounted (0), stalls (0).
+#
+#	soak.sh [-t SECS] [-s SEED]	fault phase length (default
+#					PFB_SOAK_SECS or 10 s), seed (PFB_SEED)
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_refnic.sh"
+. "$(dirname "$0")/lib_trace.sh"
+. "$(dirname "$0")/lib_userspace.sh"
+require_root
+require_cmd tc jq ethtool python3 setpriv
+[ -r /proc/slabinfo ] || { echo "SKIP: no /proc/slabinfo"; exit $ksft_skip; }
+fuzz=$PFB_TOP/selftests/nl_fuzz
+pfbload=$PFB_TOP/selftests/pfb_load
+[ -x "$fuzz" ] && [ -x "$pfbload" ] ||
+	{ echo "SKIP: nl_fuzz/pfb_load not built (make -C selftests)"; exit $ksft_skip; }
+
+secs=${PFB_SOAK_SECS:-10}
+seed=${PFB_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+while getopts "t:s:" opt; do
+	case $opt in
+	t) secs=$OPTARG ;;
+	s) seed=$OPTARG ;;
+	*) echo "usage: $0 [-t SECS] [-s SEED]"; exit 1 ;;
+	esac
+done
+RANDOM=$seed
+echo "# seed $seed, fault phase ${secs}s (reproduce: soak.sh -s $seed -t $secs)"
+
+load_module sch_pfifo_bulk
+load_module refnic
+modprobe pktgen || { echo "SKIP: no pktgen"; exit $ksft_skip; }
+defer pktgen_clear
+slab0=$(skb_slab)
+klog0=$(dmesg | wc -l)
+
+# sk1a: one TX queue, paired with sk1b in netns skns (carrier flaps, the
+# reorder check); sk4: stand-alone, four TX queues (mq).
+ns=skns
+check "refnic pair, 1 queue" refnic_pair sk1a sk1b $ns
+check "refnic, 4 queues" ip link add sk4 numtxqueues 4 numrxqueues 4 type refnic
+defer "ip link del sk4"
+sysctl -qw net.ipv6.conf.sk4.disable_ipv6=1
+ip link set sk4 up
+for d in sk1a sk4; do
+	check "$d at 2 Mb/s" ethtool -s $d speed 2
+done
+mac1=$(ip -n $ns -j link show sk1b | jq -r '.[0].address')
+declare -A macs=([sk1a]=$mac1 [sk4]=02:00:00:00:00:04) nq=([sk1a]=1 [sk4]=4)
+declare -A bqlst=([sk1a]=on [sk4]=on) pace=([sk1a]=400000 [sk4]=200000)
+tx0=$(($(link_stat sk1a tx_packets) + $(link_stat sk4 tx_packets)))
+
+n_faults=0 n_fuzz=0 n_fuzz_ok=0 n_reconf=0 n_unacc=0 n_stalls=0 n_failed=0 n_warn=0
+n_acct=0 n_chaos=0 n_backlog=0
+pg_pid=
+defer "rm -f /tmp/soak-err.$$"
+
+# pick WORD...: one of the words, from the seeded generator, in $REPLY
+# (no subshell: it would not advance the parent's generator).
+pick() {
+	local a=("$@")
+	REPLY=${a[RANDOM % $#]}
+}
+
+# fault CMD...: inject one fault; a refused command is counted, not fatal.
+fault() {
+	n_faults=$((n_faults + 1))
+	if ! "$@" >/dev/null 2>/tmp/soak-err.$$; then
+		n_failed=$((n_failed + 1))
+		echo "# fault failed: $* ($(head -c 200 /tmp/soak-err.$$))"
+	fi
+}
+
+# rand_opts [all]: random valid pfifo_bulk options (all four, or a random
+# non-empty subset) in $REPLY. Limits stay <= 1000 so that a backlog
+# drains within a second at 2 Mb/s.
+rand_opts() {
+	local o= all=${1:-}
+	pick 20 200 500 1000
+	[ -n "$all" ] || [ $((RANDOM % 2)) = 0 ] && o+=" limit $REPLY"
+	pick 0 1 300 1514 3000 65536
+	[ -n "$all" ] || [ $((RANDOM % 2)) = 0 ] && o+=" bulk_bytes $REPLY"
+	pick 0 1 2 8 16 64
+	[ -n "$all" ] || [ $((RANDOM % 2)) = 0 ] && o+=" bulk_pkts $REPLY"
+	pick auto bql nobql
+	[ -n "$all" ] || [ $((RANDOM % 2)) = 0 ] || [ -z "$o" ] && o+=" mode $REPLY"
+	REPLY=$o
+}
+
+# fresh_qdisc DEV: a new pfifo_bulk instance (mq + 4 children on sk4).
+fresh_qdisc() {
+	local dev=$1 i
+	tc qdisc del dev "$dev" root 2>/dev/null
+	n_reconf=$((n_reconf + 1))
+	if [ "${nq[$dev]}" = 1 ]; then
+		rand_opts all
+		tc qdisc add dev "$dev" root handle 1: pfifo_bulk $REPLY || return 1
+	else
+		tc qdisc add dev "$dev" root handle 1: mq || return 1
+		for i in 1 2 3 4; do
+			rand_opts all
+			tc qdisc add dev "$dev" parent 1:$i handle 1$i: pfifo_bulk $REPLY || return 1
+		done
+	fi
+}
+
+# target DEV: "root" or "parent 1:N handle 1N:" of a random pfifo_bulk in
+# $REPLY; its parent and handle major for nl_fuzz in $fz_p and $fz_h.
+target() {
+	local i=$((1 + RANDOM % 4))
+	if [ "${nq[$1]}" = 1 ]; then
+		REPLY="root" fz_p= fz_h=1
+	else
+		REPLY="parent 1:$i handle 1$i:" fz_p="-p 1:$i" fz_h=1$i
+	fi
+}
+
+# soft_fault DEV [KIND]: a fault that keeps the qdisc instance and its
+# counters, of a random kind unless KIND is given.
+soft_fault() {
+	local dev=$1 t opts
+	pick change change bulkctl ring coalesce bql fuzz
+	case ${2:-$REPLY} in
+	change)
+		target "$dev"; t=$REPLY; rand_opts; opts=$REPLY
+		n_reconf=$((n_reconf + 1))
+		fault tc qdisc change dev "$dev" $t pfifo_bulk $opts ;;
+	bulkctl)
+		target "$dev"; t=$REPLY; rand_opts; opts=$REPLY
+		n_reconf=$((n_reconf + 1))
+		fault "$BULKCTL" change "$dev" $t $opts ;;
+	ring)
+		pick 16 64 256 1024
+		n_reconf=$((n_reconf + 1))
+		fault ethtool -G "$dev" tx "$REPLY" ;;
+	coalesce)
+		pick 0 10 50 200; t=$REPLY
+		pick 0 1 8 64
+		n_reconf=$((n_reconf + 1))
+		fault ethtool -C "$dev" tx-usecs "$t" tx-frames "$REPLY" ;;
+	bql)
+		[ "${bqlst[$dev]}" = on ] && t=off || t=on
+		bqlst[$dev]=$t
+		n_reconf=$((n_reconf + 1))
+		fault ethtool --set-priv-flags "$dev" bql $t ;;
+	fuzz)
+		# Any limit the fuzzer leaves is bounded again right after.
+		target "$dev"; t=$REPLY
+		n_faults=$((n_faults + 1))
+		if opts=$("$fuzz" -d "$dev" -n 300 -s $RANDOM -H $fz_h $fz_p) &&
+		   [[ $opts =~ sent\ ([0-9]+)\ accepted\ ([0-9]+) ]]; then
+			n_fuzz=$((n_fuzz + BASH_REMATCH[1]))
+			n_fuzz_ok=$((n_fuzz_ok + BASH_REMATCH[2]))
+		else
+			n_failed=$((n_failed + 1))
+			echo "# fault failed: nl_fuzz on $dev $t: $opts"
+		fi
+		rand_opts all
+		n_reconf=$((n_reconf + 1))
+		fault tc qdisc change dev "$dev" $t pfifo_bulk $REPLY ;;
+	esac
+}
+
+# pktgen_pace DEV DELAY_NS: one packet every DELAY_NS per thread. From
+# 100 us on, pktgen sleeps between packets instead of spinning, which leaves
+# the (TCG) CPUs to the faults and checks. At 2 Mb/s (about 1,800 frames/s
+# per TX queue) two threads at 400 us (200 us on sk4, whose two flows use
+# two queues) still offer more than the line rate. (Bursts would be
+# cheaper, but queue_xmit refuses them on 6.1.)
+pktgen_pace() {
+	local f
+	for f in "$PG/$1"@*; do
+		pg_set "${f##*/}" "delay $2" || return 1
+	done
+}
+
+load_start() {
+	pktgen_setup "$1" "${macs[$1]}" 0
+	pktgen_pace "$1" "${pace[$1]}"
+	pktgen_run &
+	pg_pid=$!
+}
+load_stop() {
+	pg_set pgctrl stop
+	wait $pg_pid
+}
+
+# snap DEV: sent, dropped and backlog (packets) of the root qdisc in
+# $S_SENT, $S_DROPS, $S_QLEN, from one "tc -s" (no jq: under load on TCG
+# every process costs a second).
+snap() {
+	local l
+	S_SENT= S_DROPS= S_QLEN=
+	while read -r l; do
+		if [ -z "$S_SENT" ] &&
+		   [[ $l =~ ^Sent\ [0-9]+\ bytes\ ([0-9]+)\ pkt\ \(dropped\ ([0-9]+), ]]; then
+			S_SENT=${BASH_REMATCH[1]} S_DROPS=${BASH_REMATCH[2]}
+		elif [ -z "$S_QLEN" ] && [[ $l =~ ^backlog\ [^\ ]+\ ([0-9]+)p ]]; then
+			S_QLEN=${BASH_REMATCH[1]}
+		fi
+	done < <(tc -s qdisc show dev "$1")
+	[ -n "$S_SENT" ] && [ -n "$S_QLEN" ]
+}
+
+# progress DEV LAST [TRIES]: the qdisc dequeued more than LAST packets
+# within TRIES (10) times 0.1 s (a stall counts otherwise); the count is
+# left in $REPLY. After a carrier change the core may take up to a second
+# (linkwatch) to attach the qdisc again.
+progress() {
+	local i p
+	for ((i = 0; i < ${3:-10}; i++)); do
+		snap "$1"
+		p=$S_SENT
+		[ "$S_QLEN" -gt 0 ] && n_backlog=$((n_backlog + 1))
+		[ "$p" -gt "$2" ] && { REPLY=$p; return 0; }
+		sleep 0.1
+	done
+	n_stalls=$((n_stalls + 1))
+	echo "# stall: $1 qdisc sent stuck at $p under load"
+	REPLY=$p
+}
+
+# drained DEV: the backlog (every queue) is 0 within a second.
+drained() {
+	local i q
+	for ((i = 0; i < 10; i++)); do
+		snap "$1"
+		q=$S_QLEN
+		[ "$q" = 0 ] && return 0
+		sleep 0.1
+	done
+	n_stalls=$((n_stalls + 1))
+	echo "# stall: backlog of $1 still $q a second after the load"
+	return 1
+}
+
+# round_end DEV: what every round checks: no TX timeout, no kernel report.
+round_end() {
+	local to
+	to=$(ethtool_stat "$1" tx_timeouts)
+	[ "$to" = 0 ] || { n_stalls=$((n_stalls + 1)); echo "# $1: tx_timeouts $to"; }
+	if ! dmesg | tail -n +$((klog0 + 1)) | "$PFB_TOP/tools/vm/check-kernel-log" >/dev/null; then
+		n_warn=$((n_warn + 1))
+		klog0=$(dmesg | wc -l)
+	fi
+}
+
+# One accounting round on DEV with BQL on|off.
+round_acct() {
+	local dev=$1 bql=$2 last=0 k offered sent drops qlen b0=$n_backlog
+	n_acct=$((n_acct + 1))
+	n_reconf=$((n_reconf + 1))
+	ethtool --set-priv-flags "$dev" bql "$bql"
+	bqlst[$dev]=$bql
+	fresh_qdisc "$dev" || { n_failed=$((n_failed + 1)); return; }
+	load_start "$dev"
+	progress "$dev" 0; last=$REPLY
+	# Random faults, and one fuzz burst in every round.
+	for k in $(seq $((1 + RANDOM % 3))) fuzz; do
+		soft_fault "$dev" "${k//[0-9]/}"
+		progress "$dev" "$last"; last=$REPLY
+	done
+	load_stop
+	drained "$dev"
+	offered=$(pktgen_offered "$dev")
+	snap "$dev"
+	sent=$S_SENT drops=$S_DROPS qlen=$S_QLEN
+	k=$((offered - sent - drops - qlen))
+	n_unacc=$((n_unacc + ${k#-}))
+	echo "# round $((n_acct + n_chaos)): backlog in $((n_backlog - b0)) snapshots under load, at ${SECONDS}s"
+	check_eq "round $((n_acct + n_chaos)) $dev (${nq[$dev]}q, BQL $bql): offered $offered == sent $sent + dropped $drops + backlog $qlen" \
+		"$offered" "$((sent + drops + qlen))"
+	round_end "$dev"
+}
+
+# A purging fault: new instance, link or carrier down and up. The load is
+# restarted after it (pktgen stops on a device without carrier).
+hard_fault() {
+	local dev=$1
+	if [ "$dev" = sk1a ]; then
+		pick replace delete linkdown carrier carrier
+	else
+		pick replace delete linkdown
+	fi
+	case $REPLY in
+	replace)
+		n_reconf=$((n_reconf + 1))
+		rand_opts all
+		# Another handle: a new instance grafted in place (on sk4 one
+		# pfifo_bulk over all four queues); then the usual layout again.
+		fault tc qdisc replace dev "$dev" root handle 2: pfifo_bulk $REPLY
+		sleep 0.3
+		if [ "${nq[$dev]}" = 1 ]; then
+			rand_opts all
+			n_reconf=$((n_reconf + 1))
+			fault tc qdisc replace dev "$dev" root handle 1: pfifo_bulk $REPLY
+		else
+			fault fresh_qdisc "$dev"
+		fi ;;
+	delete)
+		fault fresh_qdisc "$dev" ;;
+	linkdown)
+		fault ip link set "$dev" down
+		load_stop
+		fault ip link set "$dev" up
+		load_start "$dev" ;;
+	carrier)
+		fault ip -n $ns link set sk1b down
+		load_stop
+		fault ip -n $ns link set sk1b up
+		load_start "$dev" ;;
+	esac
+}
+
+# One chaos round on DEV: hard and soft faults under load.
+round_chaos() {
+	local dev=$1 k
+	n_chaos=$((n_chaos + 1))
+	fresh_qdisc "$dev" || { n_failed=$((n_failed + 1)); return; }
+	load_start "$dev"
+	for k in $(seq $((2 + RANDOM % 3))); do
+		sleep 0.2
+		if [ $((RANDOM % 2)) = 0 ]; then
+			hard_fault "$dev"
+		else
+			soft_fault "$dev"
+		fi
+	done
+	sleep 0.2
+	snap "$dev"
+	progress "$dev" "$S_SENT" 30
+	load_stop
+	check "round $((n_acct + n_chaos)) $dev chaos: backlog 0 within a second" drained "$dev"
+	round_end "$dev"
+}
+
+# --- fault phase: accounting rounds over the matrix, a chaos round after
+# every second one, until SECS have passed; at least two accounting rounds
+# (1 queue with BQL on, 4 queues with BQL off; faults toggle BQL in both)
+# and a chaos round, the CI length. Longer runs go round the whole matrix.
+variants=("sk1a on" "sk4 off" "sk4 on" "sk1a off")
+start=$SECONDS
+r=0
+while [ $((SECONDS - start)) -lt "$secs" ] || [ $r -lt 2 ]; do
+	round_acct ${variants[r % 4]}
+	r=$((r + 1))
+	[ $((r % 2)) = 0 ] && { pick sk1a sk4; round_chaos $REPLY; }
+done
+pktgen_clear
+check_cmp "a backlog built up under load (snapshots with backlog)" "$n_backlog" ">" 0
+check_eq "no fault command failed" "$n_failed" 0
+check_cmp "the kernel accepted some fuzzed messages (on roots and mq children)" "$n_fuzz_ok" ">" 0
+check_eq "no kernel report during the rounds" "$n_warn" 0
+for d in sk1a sk4; do
+	check_eq "$d: no TX timeout" "$(ethtool_stat $d tx_timeouts)" 0
+done
+check_eq "sk1b: no TX timeout" "$(refnic_stat sk1b tx_timeouts $ns)" 0
+
+# --- order across reconfiguration: a numbered stream over the pair.
+ethtool --set-priv-flags sk1a bql on
+ethtool -G sk1a tx 256
+ethtool -C sk1a tx-usecs 0 tx-frames 1
+tc qdisc replace dev sk1a root handle 1: pfifo_bulk limit 1000 bulk_bytes 0 bulk_pkts 0 mode auto
+ip netns exec $ns "$pfbload" sink -p 7007 -t 30 -i 1500 > /tmp/soak-sink.$$ &
+sink_pid=$!
+sleep 0.5
+"$pfbload" stream -d 10.77.0.2 -p 7007 -t 3 > /tmp/soak-stream.$$ &
+stream_pid=$!
+for k in 1 2 3 4; do
+	sleep 0.4
+	rand_opts
+	n_faults=$((n_faults + 1)) n_reconf=$((n_reconf + 1))
+	tc qdisc change dev sk1a root pfifo_bulk $REPLY
+	[ $k = 2 ] && ethtool --set-priv-flags sk1a bql off
+	[ $k = 4 ] && ethtool --set-priv-flags sk1a bql on
+done
+n_faults=$((n_faults + 2)) n_reconf=$((n_reconf + 2))
+wait $stream_pid
+wait $sink_pid
+echo "# stream: $(cat /tmp/soak-stream.$$), sink: $(cat /tmp/soak-sink.$$)"
+check_cmp "sink received the stream" "$(jq .received /tmp/soak-sink.$$)" ">" 1000
+check_eq "nothing reordered or duplicated" \
+	"$(jq -c '[.reordered, .duplicated]' /tmp/soak-sink.$$)" "[0,0]"
+rm -f /tmp/soak-sink.$$ /tmp/soak-stream.$$
+
+# --- only CAP_NET_ADMIN changes anything.
+nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+# refused DESC CMD...: CMD as nobody fails with a permission error.
+refused() {
+	local what=$1 err
+	shift
+	pfb_checks=$((pfb_checks + 1))
+	if err=$(nobody "$@" 2>&1 >/dev/null); then
+		echo "not ok $pfb_checks unprivileged $what was allowed"
+		pfb_failed=1
+	elif grep -qiE 'not permitted|permission denied' <<< "$err"; then
+		echo "ok $pfb_checks unprivileged $what refused"
+	else
+		echo "not ok $pfb_checks unprivileged $what: failed, but not for permission: $err"
+		pfb_failed=1
+	fi
+}
+check "unprivileged tc can read the qdisc" eval 'nobody tc qdisc show dev sk1a >/dev/null'
+check "unprivileged bulkctl can read the qdisc" eval 'nobody "$BULKCTL" show sk1a >/dev/null'
+check "unprivileged ethtool can read the ring" eval 'nobody ethtool -g sk1a >/dev/null'
+opts0=$(root_opts tc -j qdisc show dev sk1a)
+ring0=$(ethtool -g sk1a | awk '/^TX:/ { v = $2 } END { print v }')
+refused "tc qdisc change" tc qdisc change dev sk1a root pfifo_bulk limit 77
+refused "tc qdisc del" tc qdisc del dev sk1a root
+refused "bulkctl change" "$BULKCTL" change sk1a root limit 77
+refused "ethtool -G" ethtool -G sk1a tx 128
+refused "ethtool --set-priv-flags" ethtool --set-priv-flags sk1a bql off
+refused "ethtool -C" ethtool -C sk1a tx-usecs 50
+for p in /sys/module/refnic/parameters/*; do
+	v=$(cat "$p")
+	refused "write of $p" sh -c "echo 1 > $p"
+	check_eq "$p unchanged" "$(cat "$p")" "$v"
+done
+check_eq "options unchanged" "$(root_opts tc -j qdisc show dev sk1a)" "$opts0"
+check_eq "ring unchanged" "$(ethtool -g sk1a | awk '/^TX:/ { v = $2 } END { print v }')" "$ring0"
+check_eq "BQL still on" "$(ethtool --show-priv-flags sk1a | awk '$1 == "bql:" { print $2 }')" on
+check_eq "no world-writable module parameter" \
+	"$(find /sys/module/refnic/parameters /sys/module/sch_pfifo_bulk/parameters -perm -o+w 2>/dev/null | wc -l)" 0
+ww=$(find "$PFB_TOP" -path '*/.git' -prune -o -perm -o+w -type f -print)
+[ -z "$ww" ] || echo "# world-writable: $ww" | head -5
+check_eq "no world-writable file in the checkout" "$(echo -n "$ww" | grep -c .)" 0
+
+# --- the qdisc module stays while in use, and still works.
+err=$(rmmod sch_pfifo_bulk 2>&1)
+check "rmmod sch_pfifo_bulk refused while in use" eval '[ -n "$err" ] && grep -q "in use" <<< "$err"'
+check "pfifo_bulk still loaded" eval 'lsmod | grep -q "^sch_pfifo_bulk "'
+tc qdisc del dev sk1a root
+tc qdisc add dev sk1a root handle 1: pfifo_bulk limit 1000
+pktgen_setup sk1a "$mac1" 300
+pktgen_run
+check "backlog 0 within a second after a short load" drained sk1a
+offered=$(pktgen_offered sk1a)
+check_eq "still accounts: offered == sent + dropped" "$offered" \
+	"$(($(qdisc_stat sk1a packets) + $(qdisc_stat sk1a drops)))"
+check_cmp "still forwards" "$(qdisc_stat sk1a packets)" ">" 0
+pktgen_clear
+
+# --- figures, then both modules unload and nothing leaked.
+sent=$(($(link_stat sk1a tx_packets) + $(link_stat sk4 tx_packets) - tx0))
+check_eq "packets unaccounted" "$n_unacc" 0
+check_eq "stalls" "$n_stalls" 0
+echo "# figures: packets sent $sent, faults injected $n_faults, fuzzed messages $n_fuzz," \
+	"reconfigurations $n_reconf, packets unaccounted $n_unacc, stalls $n_stalls" \
+	"($n_acct accounting + $n_chaos chaos rounds, seed $seed, ${secs}s)"
+check "devices deleted" eval "ip link del sk1a && ip link del sk4"
+check "sch_pfifo_bulk unloads" rmmod sch_pfifo_bulk
+check "refnic unloads" rmmod refnic
+slab1=$(skb_slab)
+echo "# skbuff_head_cache active objects: $slab0 before, $slab1 after"
+check_cmp "skbuff_head_cache back near baseline" "$slab1" "<=" $((slab0 + $(refnic_slab_slack)))
+pfb_exit
