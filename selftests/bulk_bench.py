@@ -50,8 +50,8 @@ CONFIGS = {
 
 # name: (refnic BQL on, line rate Mb/s or 0 for unlimited, description)
 SCENARIOS = {
-    "bql-bound": (True, 4, "refnic BQL on, 4 Mb/s line (device-bound: batching)"),
-    "nobql-bound": (False, 4, "refnic BQL off, 4 Mb/s line (device-bound, no-BQL driver)"),
+    "bql-bound": (True, 2, "refnic BQL on, 2 Mb/s line (device-bound: batching)"),
+    "nobql-bound": (False, 2, "refnic BQL off, 2 Mb/s line (device-bound, no-BQL driver)"),
     "cpu-bound": (True, 0, "refnic BQL on, unlimited line (CPU-bound: cost)"),
 }
 
