@@ -126,6 +126,16 @@ ethtool_stat() {
 	ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2; exit }'
 }
 
+# veth_pair DEV PEER: a veth pair, both up, without IPv6 chatter, deleted
+# at exit.
+veth_pair() {
+	ip link add "$1" type veth peer name "$2" || return 1
+	defer "ip link del $1"
+	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1"
+	sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+	ip link set "$2" up && ip link set "$1" up
+}
+
 # netns_add NAME: a fresh namespace, deleted at exit.
 netns_add() {
 	ip netns add "$1" && defer "ip netns del $1"

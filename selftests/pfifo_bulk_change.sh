@@ -17,12 +17,7 @@ load_module sch_pfifo_bulk
 
 dev=pfbcg0
 peer=pfbcg1
-ip link add $dev type veth peer name $peer || { echo "SKIP: no veth"; exit $ksft_skip; }
-defer "ip link del $dev"
-sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
-sysctl -qw net.ipv6.conf.$peer.disable_ipv6=1
-ip link set $peer up
-ip link set $dev up
+veth_pair $dev $peer || { echo "SKIP: no veth"; exit $ksft_skip; }
 
 q_stat() {	# q_stat HANDLE KEY
 	$PFB_NL dump $dev | jq -r --arg h "$1" --arg k "$2" \

@@ -17,12 +17,7 @@ load_module sch_pfifo_bulk
 dev=pfbch0
 peer=pfbch1
 count=${PFB_COUNT:-2000}
-ip link add $dev type veth peer name $peer || { echo "SKIP: no veth"; exit $ksft_skip; }
-defer "ip link del $dev"
-sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
-sysctl -qw net.ipv6.conf.$peer.disable_ipv6=1
-ip link set $peer up
-ip link set $dev up
+veth_pair $dev $peer || { echo "SKIP: no veth"; exit $ksft_skip; }
 # veth delivers through the per-CPU backlog: make it long enough that the
 # peer loses nothing, whatever the qdisc
 old_backlog=$(sysctl -n net.core.netdev_max_backlog)

@@ -95,19 +95,25 @@ static const char *shown(const char *s)
 	return buf;
 }
 
+/* "bulkctl: [VERB: ]MESSAGE" on stderr. */
+static void vreport(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "bulkctl: ");
+	if (*verb)
+		fprintf(stderr, "%s: ", verb);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 /* A bad argument: one line naming it, the usage, exit 1. */
 static void __attribute__((noreturn, format(printf, 1, 2)))
 bad_arg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "bulkctl: ");
-	if (*verb)
-		fprintf(stderr, "%s: ", verb);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vreport(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	usage(stderr);
 	exit(EXIT_USAGE);
 }
@@ -117,13 +123,9 @@ die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "bulkctl: ");
-	if (*verb)
-		fprintf(stderr, "%s: ", verb);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vreport(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 
