@@ -551,7 +551,9 @@ def perf_diff(bench, outdir, secs):
         bench.run_load(load, secs)
         rec.wait()
         files[cfg] = data
-    r = subprocess.run([perf, "diff", files["bulk_off"], files["pfifo_bulk"]],
+    # --kallsyms: perf 6.1 resolves a newer kernel's symbols from there
+    r = subprocess.run([perf, "diff", "--kallsyms=/proc/kallsyms",
+                        files["bulk_off"], files["pfifo_bulk"]],
                        capture_output=True, text=True)
     text = r.stdout or r.stderr
     with open(os.path.join(outdir, "perf-diff.txt"), "w") as f:
