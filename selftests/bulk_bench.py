@@ -323,12 +323,17 @@ class Bench:
     def load_tool(self):
         return os.path.join(TOP, "selftests", "pfb_load")
 
+    def peer_server(self, args, secs):
+        """pfb_load ARGS in the peer namespace for SECS, given time to bind."""
+        server = subprocess.Popen("ip netns exec %s %s %s -t %f" %
+                                  (self.ns[1], self.load_tool(), args, secs),
+                                  shell=True, stdout=subprocess.PIPE, text=True)
+        time.sleep(0.2)
+        return server
+
     def stream(self, secs):
         tool = self.load_tool()
-        sink = subprocess.Popen("ip netns exec %s %s sink -p 9200 -t %f -i 500" %
-                                (self.ns[1], tool, secs + 2), shell=True,
-                                stdout=subprocess.PIPE, text=True)
-        time.sleep(0.2)
+        sink = self.peer_server("sink -p 9200 -i 500", secs + 2)
         senders = [subprocess.Popen("ip netns exec %s taskset -c %d %s stream -d 10.77.0.2 "
                                     "-p 9200 -s 64 -t %f" % (self.ns[0], c, tool, secs),
                                     shell=True, stdout=subprocess.PIPE, text=True)
@@ -340,10 +345,7 @@ class Bench:
 
     def rr(self, secs):
         tool = self.load_tool()
-        echo = subprocess.Popen("ip netns exec %s %s echo -p 9201 -t %f" %
-                                (self.ns[1], tool, secs + 1), shell=True,
-                                stdout=subprocess.PIPE, text=True)
-        time.sleep(0.2)
+        echo = self.peer_server("echo -p 9201", secs + 1)
         out = json.loads(sh("%s rr -d 10.77.0.2 -p 9201 -s 64 -t %f" % (tool, secs),
                             ns=self.ns[0]))
         echo.communicate()
