@@ -42,8 +42,9 @@
  * Mode auto picks the BQL path while the driver's num_queued moves (BQL
  * live) and the NOBQL path otherwise; with bulk_pkts 1 it always takes the
  * NOBQL path, where a batch of one needs no reschedule. Modes bql and nobql
- * force a path. A path changes only between two batches (in ->enqueue or
- * ->change, under the root lock), never inside the core's loop.
+ * force a path. A path changes only on the first ->dequeue of a batch
+ * (before the core looks at the flag) or in ->change with the dequeuer
+ * kept out, never inside the core's loop.
  *
  * Roles. The batch logic runs only when the core dequeues this qdisc
  * itself (it is the txq's qdisc: root of a single-queue device, or a child
@@ -56,6 +57,22 @@
  * longer exact: NULL at a cap then reschedules as on the BQL path. A
  * warning says so; mq with pfifo_bulk children is the better setup.
  *
+ * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast: the core takes no
+ * root lock around ->enqueue or ->dequeue. Enqueue takes no lock at all:
+ * a slot below the limit is claimed with one cmpxchg on a counter, the
+ * packet goes onto a lock-free list (llist) with another, and the order of
+ * successful llist_add()s is the FIFO order. There is one consumer, the CPU
+ * that holds the qdisc's run lock (sch->seqlock) in __qdisc_run(); it takes
+ * the whole list with one xchg, reverses it into a private FIFO and hands
+ * out packets from there. Statistics are per CPU (TCQ_F_CPUSTATS); the
+ * batch statistics are the consumer's own. The run protocol is the core's
+ * (qdisc_run_begin/end with MISSED); the qdisc's part is to clear MISSED
+ * and DRAINING and look again when it finds itself empty, as
+ * pfifo_fast_dequeue() does. ->change and the dumps keep the consumer out
+ * by taking the run lock, and then reschedule as qdisc_run_end() does.
+ * Grafted under a locked parent the core clears TCQ_F_NOLOCK and the
+ * per-CPU statistics; the same code then runs under the root lock.
+ *
  * No TCQ_F_CAN_BYPASS: a bypassed packet goes out alone and unseen.
  * Packet order is never changed.
  *
@@ -67,7 +84,10 @@
 
 #include <linux/module.h>
 #include <linux/kernel.h>
+#include <linux/atomic.h>
+#include <linux/llist.h>
 #include <linux/log2.h>
+#include <linux/percpu.h>
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
 #include <linux/dynamic_queue_limits.h>
@@ -97,11 +117,17 @@ struct pfb_stats {
 	u64	hist[TC_PFIFO_BULK_HIST_BUCKETS];
 	u64	end[PFB_END_MAX];
 	u64	resched;
-	u64	drops;
 };
 
 struct pfb_sched_data {
-	/* configuration, written under the root lock */
+	/* written by every enqueuing CPU */
+	struct llist_head	in;		/* newest first */
+	atomic_t		admitted;	/* packets ever admitted */
+
+	/* the consumer's, on their own cache line */
+	u32			removed ____cacheline_aligned_in_smp;
+	struct llist_node	*head;		/* oldest first, taken from in */
+	/* configuration, written with the consumer kept out */
 	u32	bulk_bytes;
 	u32	bulk_pkts;
 	u8	mode;		/* enum tc_pfifo_bulk_mode, requested */
@@ -150,6 +176,124 @@ static bool pfb_shared_root(const struct Qdisc *sch)
 	       !(sch->flags & TCQ_F_NOPARENT);
 }
 
+/* Keep the consumer out: the run lock on the lockless path, which
+ * dev_reset_queue() also takes before the root lock, then the root lock.
+ */
+static void pfb_consumer_lock(struct Qdisc *sch)
+	__acquires(&sch->seqlock) __acquires(qdisc_lock(sch))
+{
+	if (sch->flags & TCQ_F_NOLOCK)
+		spin_lock_bh(&sch->seqlock);
+	else
+		__acquire(&sch->seqlock);
+	sch_tree_lock(sch);
+}
+
+static void pfb_consumer_unlock(struct Qdisc *sch)
+	__releases(qdisc_lock(sch)) __releases(&sch->seqlock)
+{
+	sch_tree_unlock(sch);
+	if (!(sch->flags & TCQ_F_NOLOCK)) {
+		__release(&sch->seqlock);
+		return;
+	}
+	spin_unlock_bh(&sch->seqlock);
+	/* As qdisc_run_end(): a CPU that enqueued while we held the run lock
+	 * set MISSED and left its packet to the holder.
+	 */
+	smp_mb();
+	if (test_bit(__QDISC_STATE_MISSED, &sch->state))
+		__netif_schedule(sch);
+}
+
+/* Claim a place below the limit, without a lock. The consumer's count may
+ * be read a little late: then the queue looks longer than it is, never
+ * shorter, so the limit holds.
+ */
+static bool pfb_admit(struct pfb_sched_data *q, u32 limit)
+{
+	int n = atomic_read(&q->admitted);
+
+	do {
+		if ((u32)n - READ_ONCE(q->removed) >= limit)
+			return false;
+	} while (!atomic_try_cmpxchg(&q->admitted, &n, n + 1));
+	return true;
+}
+
+static u32 pfb_qlen(const struct pfb_sched_data *q)
+{
+	return (u32)atomic_read(&q->admitted) - q->removed;
+}
+
+static bool pfb_waiting(const struct pfb_sched_data *q)
+{
+	return q->head || !llist_empty(&q->in);
+}
+
+/* The oldest packet, left in place; consumer only. */
+static struct sk_buff *pfb_oldest(struct pfb_sched_data *q)
+{
+	if (!q->head && !llist_empty(&q->in))
+		q->head = llist_reverse_order(llist_del_all(&q->in));
+	return q->head ? llist_entry(q->head, struct sk_buff, ll_node) : NULL;
+}
+
+/* Take the oldest packet off the queue; consumer only, no statistics. */
+static struct sk_buff *pfb_pop(struct pfb_sched_data *q)
+{
+	struct sk_buff *skb = pfb_oldest(q);
+
+	if (!skb)
+		return NULL;
+	q->head = q->head->next;
+	skb_mark_not_on_list(skb);
+	WRITE_ONCE(q->removed, q->removed + 1);
+	return skb;
+}
+
+static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct pfb_sched_data *q = qdisc_priv(sch);
+
+	if (unlikely(!pfb_admit(q, READ_ONCE(sch->limit)))) {
+		if (qdisc_is_percpu_stats(sch)) {
+			this_cpu_inc(sch->cpu_qstats->overlimits);
+			return qdisc_drop_cpu(skb, sch, to_free);
+		}
+		qdisc_qstats_overlimit(sch);
+		return qdisc_drop(skb, sch, to_free);
+	}
+	/* counted before it is visible: the consumer may free it at once */
+	qdisc_update_stats_at_enqueue(sch, qdisc_pkt_len(skb));
+	llist_add(&skb->ll_node, &q->in);
+	return NET_XMIT_SUCCESS;
+}
+
+/* The next packet for the core. Found empty, a lockless qdisc clears
+ * MISSED and DRAINING and looks once more, as pfifo_fast_dequeue() does: a
+ * CPU that enqueued while we ran and could not take the run lock set
+ * MISSED after its llist_add(), so we either see its packet now or
+ * qdisc_run_end() sees MISSED again and reschedules. Left set, MISSED
+ * would reschedule an empty qdisc forever.
+ */
+static struct sk_buff *pfb_next(struct Qdisc *sch, struct pfb_sched_data *q)
+{
+	struct sk_buff *skb = pfb_pop(q);
+
+	if (!skb && (READ_ONCE(sch->state) & QDISC_STATE_NON_EMPTY)) {
+		clear_bit(__QDISC_STATE_MISSED, &sch->state);
+		clear_bit(__QDISC_STATE_DRAINING, &sch->state);
+		/* the list is read again after the bits are clear */
+		smp_mb__after_atomic();
+		skb = pfb_pop(q);
+	}
+	if (skb)
+		qdisc_update_stats_at_dequeue(sch, skb);
+	return skb;
+}
+
 static void pfb_batch_reset(struct pfb_sched_data *q)
 {
 	q->b_pkts = 0;
@@ -163,7 +307,7 @@ static bool pfb_bql_live(struct pfb_sched_data *q)
 	       q->st.batch_pkts - q->det_pkts < PFB_BQL_IDLE_PKTS;
 }
 
-/* Pick the core's bulk path. Called between two batches, root lock held. */
+/* Pick the core's bulk path. Called between two batches, consumer only. */
 static void pfb_select_path(struct Qdisc *sch, struct pfb_sched_data *q)
 {
 	u32 nq = pfb_num_queued(sch->dev_queue);
@@ -199,19 +343,32 @@ static void pfb_select_path(struct Qdisc *sch, struct pfb_sched_data *q)
 	pfb_batch_reset(q);
 }
 
-static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-		       struct sk_buff **to_free)
+/* Is this the first ->dequeue of a core batch? On the NOBQL path we count
+ * the core's calls. On the BQL path it is, if we ended the last batch, if
+ * the driver took packets since (num_queued moved), or if BQL has no room:
+ * the core's loop calls again only while it has.
+ */
+static bool pfb_batch_starts(const struct Qdisc *sch,
+			     const struct pfb_sched_data *q)
 {
-	struct pfb_sched_data *q = qdisc_priv(sch);
+	const struct netdev_queue *txq = sch->dev_queue;
 
-	if (unlikely(sch->q.qlen >= READ_ONCE(sch->limit))) {
-		q->st.drops++;
-		qdisc_qstats_overlimit(sch);
-		return qdisc_drop(skb, sch, to_free);
-	}
-	if (pfb_runs_batches(sch))
-		pfb_select_path(sch, q);
-	return qdisc_enqueue_tail(skb, sch);
+	if (!(sch->flags & TCQ_F_ONETXQUEUE))
+		return !q->b_pkts;
+	return q->closed || pfb_num_queued(txq) != q->nq_seen ||
+	       pfb_dql_avail(txq) <= 0;
+}
+
+static void pfb_batch_start(struct Qdisc *sch, struct pfb_sched_data *q)
+{
+	/* a batch we did not end: the core did (BQL, quota) */
+	if (!q->closed && q->b_pkts)
+		q->st.end[PFB_END_BUDGET]++;
+	pfb_select_path(sch, q);
+	q->nq_seen = pfb_num_queued(sch->dev_queue);
+	q->b_pkts = 0;
+	q->b_bytes = 0;
+	q->closed = false;
 }
 
 /* The batch grows by one packet: keep the histogram current, so that the
@@ -238,6 +395,8 @@ static void pfb_account(struct pfb_sched_data *q, const struct sk_buff *skb)
 /* Why the batch must end before another packet, or -1 if it may grow. */
 static int pfb_cap_reached(const struct pfb_sched_data *q)
 {
+	if (!q->b_pkts)
+		return -1;
 	if (q->bulk_pkts && q->b_pkts >= q->bulk_pkts)
 		return PFB_END_PKTS;
 	if (q->bulk_bytes && q->b_bytes >= q->bulk_bytes)
@@ -248,44 +407,25 @@ static int pfb_cap_reached(const struct pfb_sched_data *q)
 static struct sk_buff *pfb_dequeue_bql(struct Qdisc *sch,
 				       struct pfb_sched_data *q)
 {
-	const struct netdev_queue *txq = sch->dev_queue;
-	u32 nq = pfb_num_queued(txq);
 	struct sk_buff *skb;
 	int end;
 
-	if (q->closed || nq != q->nq_seen) {
-		/* a new batch; if we did not end the last one, the core did */
-		if (!q->closed && q->b_pkts)
-			q->st.end[PFB_END_BUDGET]++;
-		q->nq_seen = nq;
-		q->b_pkts = 0;
-		q->b_bytes = 0;
-		q->closed = false;
+	/* not the first call (see pfb_batch_starts): NULL ends the loop */
+	end = pfb_cap_reached(q);
+	if (end >= 0 && pfb_waiting(q)) {
+		q->st.end[end]++;
+		q->closed = true;
+		q->st.resched++;
+		__netif_schedule(sch);
+		return NULL;
 	}
 
-	end = q->b_pkts ? pfb_cap_reached(q) : -1;
-	if (end >= 0 && sch->q.head) {
-		if (pfb_dql_avail(txq) <= 0) {
-			/* The core cannot be inside its byte-limited loop:
-			 * this is the first call of a batch.
-			 */
-			q->st.end[PFB_END_BUDGET]++;
-			q->b_pkts = 0;
-			q->b_bytes = 0;
-		} else {
-			q->st.end[end]++;
-			q->closed = true;
-			q->st.resched++;
-			__netif_schedule(sch);
-			return NULL;
-		}
-	}
-
-	skb = qdisc_dequeue_head(sch);
+	skb = pfb_next(sch, q);
 	if (skb) {
 		pfb_account(q, skb);
-	} else if (q->b_pkts) {
-		q->st.end[PFB_END_EMPTY]++;
+	} else {
+		if (q->b_pkts)
+			q->st.end[PFB_END_EMPTY]++;
 		q->closed = true;
 	}
 	return skb;
@@ -297,8 +437,8 @@ static struct sk_buff *pfb_dequeue_nobql(struct Qdisc *sch,
 	struct sk_buff *skb;
 	int end;
 
-	end = q->b_pkts ? pfb_cap_reached(q) : -1;
-	if (end >= 0 && sch->q.head) {
+	end = pfb_cap_reached(q);
+	if (end >= 0 && pfb_waiting(q)) {
 		/* b_pkts > 0: we are inside the core's loop */
 		q->st.end[end]++;
 		q->b_pkts = 0;
@@ -310,7 +450,7 @@ static struct sk_buff *pfb_dequeue_nobql(struct Qdisc *sch,
 		return NULL;
 	}
 
-	skb = qdisc_dequeue_head(sch);
+	skb = pfb_next(sch, q);
 	if (!skb) {
 		if (q->b_pkts)
 			q->st.end[PFB_END_EMPTY]++;
@@ -335,18 +475,41 @@ static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 
 	/* a parent dequeues us: plain pfifo */
 	if (unlikely(!pfb_runs_batches(sch)))
-		return qdisc_dequeue_head(sch);
+		return pfb_next(sch, q);
 
+	if (pfb_batch_starts(sch, q))
+		pfb_batch_start(sch, q);
 	if (sch->flags & TCQ_F_ONETXQUEUE)
 		return pfb_dequeue_bql(sch, q);
 	return pfb_dequeue_nobql(sch, q);
 }
 
+static struct sk_buff *pfb_peek(struct Qdisc *sch)
+{
+	return pfb_oldest(qdisc_priv(sch));
+}
+
+/* Called with the consumer kept out (dev_reset_queue(), a parent's root
+ * lock, or before destroy).
+ */
 static void pfb_reset(struct Qdisc *sch)
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	int cpu;
 
-	qdisc_reset_queue(sch);
+	while ((skb = pfb_pop(q)))
+		kfree_skb(skb);
+
+	if (qdisc_is_percpu_stats(sch)) {
+		for_each_possible_cpu(cpu) {
+			struct gnet_stats_queue *qs;
+
+			qs = per_cpu_ptr(sch->cpu_qstats, cpu);
+			qs->backlog = 0;
+			qs->qlen = 0;
+		}
+	}
 	pfb_batch_reset(q);
 }
 
@@ -413,6 +576,20 @@ static void pfb_explain(struct netlink_ext_ack *extack)
 	}
 }
 
+/* A packet dropped from the queue by a smaller limit. */
+static void pfb_trimmed(struct Qdisc *sch, const struct sk_buff *skb)
+{
+	if (qdisc_is_percpu_stats(sch)) {
+		qdisc_qstats_cpu_backlog_dec(sch, skb);
+		qdisc_qstats_cpu_qlen_dec(sch);
+		qdisc_qstats_cpu_drop(sch);
+	} else {
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		qdisc_qstats_drop(sch);
+	}
+}
+
 static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
@@ -445,23 +622,23 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 	mode = tb[TCA_PFIFO_BULK_MODE] ?
 		nla_get_u8(tb[TCA_PFIFO_BULK_MODE]) : q->mode;
 
-	sch_tree_lock(sch);
+	pfb_consumer_lock(sch);
 	WRITE_ONCE(sch->limit, limit);
 	WRITE_ONCE(q->bulk_bytes, bulk_bytes);
 	WRITE_ONCE(q->bulk_pkts, bulk_pkts);
 	WRITE_ONCE(q->mode, mode);
 
-	/* a smaller limit drops from the head, as pfifo_head_drop does */
-	while (sch->q.qlen > limit) {
-		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
+	/* A smaller limit drops from the head, as pfifo_head_drop does.
+	 * A packet admitted but not yet on the list is not seen here.
+	 */
+	while (pfb_qlen(q) > limit) {
+		struct sk_buff *skb = pfb_pop(q);
 
 		if (!skb)
 			break;
 		dropped++;
 		dropped_bytes += qdisc_pkt_len(skb);
-		qdisc_qstats_backlog_dec(sch, skb);
-		qdisc_qstats_drop(sch);
-		q->st.drops++;
+		pfb_trimmed(sch, skb);
 		rtnl_kfree_skbs(skb, skb);
 	}
 	qdisc_tree_reduce_backlog(sch, dropped, dropped_bytes);
@@ -470,7 +647,7 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 	if (q->path != TC_PFIFO_BULK_MODE_AUTO)
 		pfb_select_path(sch, q);
 	pfb_batch_reset(q);
-	sch_tree_unlock(sch);
+	pfb_consumer_unlock(sch);
 	return 0;
 }
 
@@ -494,9 +671,9 @@ static int pfb_init(struct Qdisc *sch, struct nlattr *opt,
 		if (pfb_shared_root(sch))
 			NL_SET_ERR_MSG(extack,
 				       "pfifo_bulk: root of a multiqueue device: NOBQL path (at most 9 per batch, BQL ignored); prefer mq with pfifo_bulk children");
-		sch_tree_lock(sch);
+		pfb_consumer_lock(sch);
 		pfb_select_path(sch, q);
-		sch_tree_unlock(sch);
+		pfb_consumer_unlock(sch);
 	}
 	return 0;
 }
@@ -511,9 +688,9 @@ static int pfb_dump(struct Qdisc *sch, struct sk_buff *skb)
 	if (rcu_access_pointer(sch->dev_queue->qdisc_sleeping) == sch) {
 		if (!READ_ONCE(q->path)) {
 			/* e.g. an mq child before its first packet */
-			sch_tree_lock(sch);
+			pfb_consumer_lock(sch);
 			pfb_select_path(sch, q);
-			sch_tree_unlock(sch);
+			pfb_consumer_unlock(sch);
 		}
 		path = READ_ONCE(q->path);
 	}
@@ -545,14 +722,14 @@ static int pfb_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
 	struct nlattr *xstats, *hist;
+	struct gnet_stats_queue qs = {};
 	struct pfb_stats st;
-	u64 requeues;
 	int i;
 
-	sch_tree_lock(sch);
+	pfb_consumer_lock(sch);
 	st = q->st;
-	requeues = sch->qstats.requeues;
-	sch_tree_unlock(sch);
+	pfb_consumer_unlock(sch);
+	gnet_stats_add_queue(&qs, sch->cpu_qstats, &sch->qstats);
 
 	xstats = nla_nest_start_noflag(d->skb, TCA_STATS_APP);
 	if (!xstats)
@@ -582,8 +759,8 @@ static int pfb_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 			st.end[PFB_END_EMPTY]) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RESCHEDULES,
 			st.resched) ||
-	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_DROPS, st.drops) ||
-	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_REQUEUES, requeues))
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_DROPS, qs.drops) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_REQUEUES, qs.requeues))
 		goto nla_put_failure;
 	return nla_nest_end(d->skb, xstats);
 
@@ -597,12 +774,13 @@ static struct Qdisc_ops pfifo_bulk_qdisc_ops __read_mostly = {
 	.priv_size	= sizeof(struct pfb_sched_data),
 	.enqueue	= pfb_enqueue,
 	.dequeue	= pfb_dequeue,
-	.peek		= qdisc_peek_head,
+	.peek		= pfb_peek,
 	.init		= pfb_init,
 	.reset		= pfb_reset,
 	.change		= pfb_change,
 	.dump		= pfb_dump,
 	.dump_stats	= pfb_dump_stats,
+	.static_flags	= TCQ_F_NOLOCK | TCQ_F_CPUSTATS,
 	.owner		= THIS_MODULE,
 };
 
