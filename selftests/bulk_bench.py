@@ -6,14 +6,16 @@ and the stock qdiscs, in the style of the 2014 bulk-dequeue threads.
 Every configuration runs alternately in one session (A B C ... A B C ...),
 N repetitions of S seconds each; figures are mean and standard deviation
 over the repetitions, compared as ratios measured in the same run. Each
-session has a count phase (kprobe on _raw_spin_lock and the
-qdisc:qdisc_dequeue histogram, both active) and a time phase (no probes: pps,
-busy CPU per packet, latency), so the probes' own cost stays out of the
-times. The report lists regressions first: every figure where pfifo_bulk is
+session has a count phase (kprobes on _raw_spin_lock and
+_raw_spin_trylock and the qdisc:qdisc_dequeue histogram, all active) and a
+time phase (no probes: pps, busy CPU per packet, latency), so the probes' own
+cost stays out of the times. The report lists regressions first: every figure where pfifo_bulk is
 worse than stock pfifo beyond noise.
 
 Definitions (shared/DESIGN.md): locks/pkt = _raw_spin_lock hits / device tx
-packets; doorbells/pkt = refnic tx_doorbells / refnic tx_packets; batch =
+packets; trylocks/pkt = _raw_spin_trylock hits / device tx packets (a
+TCQ_F_NOLOCK qdisc such as pfifo_fast takes its seqlock with a trylock);
+doorbells/pkt = refnic tx_doorbells / refnic tx_packets; batch =
 the tracepoint's packets field; CPU/pkt = busy time in /proc/stat / tx
 packets.
 
@@ -66,6 +68,7 @@ LOADS = {
 FIGURES = {
     "pps": ("pps", "{:.0f}", "high"),
     "locks_per_pkt": ("locks/pkt", "{:.2f}", "low"),
+    "trylocks_per_pkt": ("trylocks/pkt", "{:.2f}", "low"),
     "doorbells_per_pkt": ("doorbells/pkt", "{:.3f}", "low"),
     "mean_batch": ("mean batch", "{:.2f}", "high"),
     "cpu_ns_per_pkt": ("CPU ns/pkt", "{:.0f}", "low"),
@@ -74,6 +77,8 @@ FIGURES = {
     "p95_us": ("p95 us", "{:.0f}", "low"),
     "p99_us": ("p99 us", "{:.0f}", "low"),
 }
+# figures in plot.dat (mean and sd columns in this order) and in the plot
+PLOTTED = ("locks_per_pkt", "trylocks_per_pkt", "doorbells_per_pkt", "mean_batch")
 
 
 def log(msg):
@@ -128,59 +133,74 @@ def load_modules():
 
 
 class Probes:
-    """_raw_spin_lock hits (kprobe + hist) and batch sizes per device
-    (qdisc:qdisc_dequeue hist on ifindex and packets).
+    """Spin lock calls (a kprobe + hist per function in COUNTERS) and batch
+    sizes per device (qdisc:qdisc_dequeue hist on ifindex and packets).
 
-    Both are switched on once for the whole count phase and read as
+    All are switched on once for the whole count phase and read as
     differences between snapshots: arming a kprobe on _raw_spin_lock
     patches code that the other CPUs run all the time, and doing that
     between every two runs has crashed a TCG guest (ftrace text poke)."""
 
-    KPROBE = "pfb_bench_lock"
+    # figure: (kprobe event, kernel function)
+    COUNTERS = {
+        "locks": ("pfb_bench_lock", "_raw_spin_lock"),
+        "trylocks": ("pfb_bench_trylock", "_raw_spin_trylock"),
+    }
     LOCK_SPEC = "hist:keys=common_type:vals=hitcount"
     DEQ_SPEC = ("hist:keys=ifindex,packets:vals=hitcount:size=4096 "
                 "if handle == 0x10000 && packets > 0")
 
     def __init__(self):
-        self.lock_trigger = "%s/events/kprobes/%s/trigger" % (TRACING, self.KPROBE)
+        self.triggers = {name: "%s/events/kprobes/%s/trigger" % (TRACING, event)
+                         for name, (event, _) in self.COUNTERS.items()}
         self.deq_trigger = "%s/events/qdisc/qdisc_dequeue/trigger" % TRACING
         self.on = False
-        append("%s/kprobe_events" % TRACING, "p:%s _raw_spin_lock\n" % self.KPROBE)
+        try:
+            for event, func in self.COUNTERS.values():
+                append("%s/kprobe_events" % TRACING, "p:%s %s\n" % (event, func))
+        except OSError:
+            self.close()
+            raise
+
+    def specs(self):
+        return [(t, self.LOCK_SPEC) for t in self.triggers.values()] + \
+            [(self.deq_trigger, self.DEQ_SPEC)]
 
     def start(self):
-        append(self.lock_trigger, self.LOCK_SPEC)
-        append(self.deq_trigger, self.DEQ_SPEC)
+        for trig, spec in self.specs():
+            append(trig, spec)
         self.on = True
 
     def stop(self):
         if not self.on:
             return
         self.on = False
-        for trig, spec in ((self.lock_trigger, self.LOCK_SPEC),
-                           (self.deq_trigger, self.DEQ_SPEC)):
+        for trig, spec in self.specs():
             try:
                 append(trig, "!" + spec)
             except OSError:
                 pass
 
     def snapshot(self, ifindex):
-        """(lock hits, {batch size: count}) so far, for one device."""
-        hist = read(self.lock_trigger.replace("trigger", "hist"))
-        m = re.search(r"hitcount:\s+(\d+)", hist)
-        locks = int(m.group(1)) if m else 0
+        """({counter: hits}, {batch size: count}) so far, for one device."""
+        counts = {}
+        for name, trig in self.triggers.items():
+            m = re.search(r"hitcount:\s+(\d+)", read(trig.replace("trigger", "hist")))
+            counts[name] = int(m.group(1)) if m else 0
         batches = {}
         for m in re.finditer(r"ifindex:\s+(\d+), packets:\s+(\d+)\s*\}\s+hitcount:\s+(\d+)",
                              read(self.deq_trigger.replace("trigger", "hist"))):
             if int(m.group(1)) == ifindex:
                 batches[int(m.group(2))] = int(m.group(3))
-        return locks, batches
+        return counts, batches
 
     def close(self):
         self.stop()
-        try:
-            append("%s/kprobe_events" % TRACING, "-:%s\n" % self.KPROBE)
-        except OSError:
-            pass
+        for event, _ in self.COUNTERS.values():
+            try:
+                append("%s/kprobe_events" % TRACING, "-:%s\n" % event)
+            except OSError:
+                pass
 
 
 def bucketize(batches):
@@ -367,7 +387,7 @@ class Bench:
         time.sleep(0.2)
         ifindex = int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns))
         if probes:
-            locks0, batches0 = probes.snapshot(ifindex)
+            counts0, batches0 = probes.snapshot(ifindex)
         tx0 = link_stat(dev, "tx_packets", ns)
         eth0 = ethtool_stats(dev, ns)
         cpu0, t0 = busy_jiffies(), time.time()
@@ -377,13 +397,13 @@ class Bench:
         eth1 = ethtool_stats(dev, ns)
         fig = {"tx_packets": tx}
         if probes:
-            locks1, batches1 = probes.snapshot(ifindex)
-            locks = locks1 - locks0
+            counts1, batches1 = probes.snapshot(ifindex)
             batches = {k: v - batches0.get(k, 0) for k, v in batches1.items()
                        if v > batches0.get(k, 0)}
             hist = bucketize(batches)
             nb = sum(batches.values())
-            fig["locks_per_pkt"] = locks / tx if tx else None
+            for name in counts1:
+                fig[name + "_per_pkt"] = (counts1[name] - counts0[name]) / tx if tx else None
             fig["mean_batch"] = (sum(k * v for k, v in batches.items()) / nb) if nb else None
             fig["batch_hist"] = hist
             if "tx_doorbells" in eth1 and eth1.get("tx_packets", 0) > eth0.get("tx_packets", 0):
@@ -490,7 +510,8 @@ def report(results, meta):
 
 
 def plot(results, outdir):
-    """locks/pkt, doorbells/pkt and mean batch per configuration."""
+    """locks/pkt, trylocks/pkt, doorbells/pkt and mean batch per
+    configuration."""
     if not shutil.which("gnuplot"):
         return None
     dat = os.path.join(outdir, "plot.dat")
@@ -504,7 +525,7 @@ def plot(results, outdir):
                 f.write("# %s %s\n" % (scen, load))
                 for cfg, a in cfgs.items():
                     row = [cfg]
-                    for k in ("locks_per_pkt", "doorbells_per_pkt", "mean_batch"):
+                    for k in PLOTTED:
                         row += ["%g" % a[k]["mean"], "%g" % a[k]["sd"]] if k in a else ["0", "0"]
                     f.write(" ".join(row) + "\n")
                 f.write("\n\n")
@@ -513,16 +534,18 @@ def plot(results, outdir):
     if not panels:
         return None
     outputs = []
-    for term, ext in (("pngcairo size 1200,%d" % (320 * len(panels)), "png"),
-                      ("svg size 1200,%d" % (320 * len(panels)), "svg")):
+    size = "size %d,%d" % (400 * len(PLOTTED), 320 * len(panels))
+    for term, ext in (("pngcairo " + size, "png"), ("svg " + size, "svg")):
         out = os.path.join(outdir, "bench." + ext)
         script = ["set terminal %s noenhanced" % term, "set output '%s'" % out,
-                  "set multiplot layout %d,3" % len(panels), "set style data histogram",
+                  "set multiplot layout %d,%d" % (len(panels), len(PLOTTED)),
+                  "set style data histogram",
                   "set style histogram errorbars gap 1 lw 1", "set style fill solid 0.6",
                   "set xtics rotate by -30", "set key off", "set yrange [0:*]"]
         for idx, title in panels:
-            for col, name in ((2, "locks/pkt"), (4, "doorbells/pkt"), (6, "mean batch")):
-                script.append("set title '%s: %s'" % (title, name))
+            for i, k in enumerate(PLOTTED):
+                col = 2 + 2 * i
+                script.append("set title '%s: %s'" % (title, FIGURES[k][0]))
                 script.append("plot '%s' index %d using %d:%d:xtic(1)" % (dat, idx, col, col + 1))
         script.append("unset multiplot")
         r = subprocess.run(["gnuplot"], input="\n".join(script), text=True, capture_output=True)
@@ -530,7 +553,7 @@ def plot(results, outdir):
             outputs.append(out)
         elif ext == "png":
             # pngcairo may be missing in gnuplot-nox: fall back to png
-            script[0] = "set terminal png size 1200,%d noenhanced" % (320 * len(panels))
+            script[0] = "set terminal png %s noenhanced" % size
             if subprocess.run(["gnuplot"], input="\n".join(script), text=True).returncode == 0:
                 outputs.append(out)
     return outputs
