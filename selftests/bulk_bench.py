@@ -6,11 +6,15 @@ and the stock qdiscs, in the style of the 2014 bulk-dequeue threads.
 Every configuration runs alternately in one session (A B C ... A B C ...),
 N repetitions of S seconds each; figures are mean and standard deviation
 over the repetitions, compared as ratios measured in the same run. Each
-session has a count phase (kprobes on _raw_spin_lock and
-_raw_spin_trylock and the qdisc:qdisc_dequeue histogram, all active) and a
-time phase (no probes: pps, busy CPU per packet, latency), so the probes' own
-cost stays out of the times. The report lists regressions first: every figure where pfifo_bulk is
-worse than stock pfifo beyond noise.
+session has a count phase (kprobes on _raw_spin_lock and _raw_spin_trylock
+and the qdisc:qdisc_dequeue histogram, all active) and a time phase (no
+probes: pps, busy CPU per packet, latency), so the probes' own cost stays out
+of the times. The report lists regressions first: every figure where
+pfifo_bulk is worse than stock pfifo beyond noise.
+
+pfb_locked is pfifo_bulk as of another revision (--locked-ko; by default the
+module of the last locked one, 3c3248f, from "make rev-modules"), loaded in
+place of the checkout's while it runs: both register pfifo_bulk.
 
 Definitions (shared/DESIGN.md): locks/pkt = _raw_spin_lock hits / device tx
 packets; trylocks/pkt = _raw_spin_trylock hits / device tx packets (a
@@ -40,11 +44,16 @@ PKTGEN = "/proc/net/pktgen"
 HANDLE = "1:"
 BUCKETS = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 BUCKET_EDGES = [1, 2, 4, 8, 16, 32, 64]
+# pfb_locked, the "before": pfifo_bulk of this revision (the last locked one,
+# make rev-modules) loaded in place of the checkout's module while it runs
+LOCKED_REV = "3c3248f"
+QDISC_MODULE = ("sch_pfifo_bulk", "net/sched/sch_pfifo_bulk.ko")
 
 CONFIGS = {
     "bulk_off": "pfifo_bulk bulk_pkts 1",
     "pfifo_bulk": "pfifo_bulk",
     "bulk_bytes": "pfifo_bulk bulk_bytes 3000",
+    "pfb_locked": "pfifo_bulk",
     "pfifo": "pfifo",
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
@@ -116,20 +125,56 @@ def read(path):
 
 # --- the kernel side -------------------------------------------------------
 
+def vermagic(path):
+    """The kernel release a module is built for, None if it is none."""
+    out = sh("modinfo -F vermagic %s" % path, check=False).split()
+    return out[0] if out else None
+
+
+def module_cmd(name, ko):
+    """Loads the checkout's module when built for this kernel, else the
+    installed one."""
+    path = os.path.join(TOP, ko)
+    if os.path.exists(path) and vermagic(path) == os.uname().release:
+        return "insmod %s" % path
+    return "modprobe %s" % name
+
+
+def loaded(name):
+    return bool(re.search(r"^%s " % name, read("/proc/modules"), re.M))
+
+
 def load_modules():
-    """The checkout's modules when built for this kernel, else installed."""
-    release = os.uname().release
-    for name, ko in (("sch_pfifo_bulk", "net/sched/sch_pfifo_bulk.ko"),
-                     ("refnic", "drivers/net/refnic/refnic.ko")):
-        if re.search(r"^%s " % name, read("/proc/modules"), re.M):
-            continue
-        path = os.path.join(TOP, ko)
-        if os.path.exists(path) and \
-                sh("modinfo -F vermagic %s" % path).split()[0] == release:
-            sh("insmod %s" % path)
-        else:
-            sh("modprobe %s" % name)
+    for name, ko in (QDISC_MODULE, ("refnic", "drivers/net/refnic/refnic.ko")):
+        if not loaded(name):
+            sh(module_cmd(name, ko))
     sh("modprobe pktgen")
+
+
+def default_locked_ko():
+    return os.path.join(TOP, ".build", "rev-" + LOCKED_REV, os.uname().release,
+                        "sch_pfifo_bulk.ko")
+
+
+def locked_origin(path):
+    """The module and, from make rev-modules, its commit."""
+    try:
+        commit = read(os.path.join(os.path.dirname(os.path.dirname(path)), "commit")).strip()
+    except OSError:
+        commit = None
+    return {"ko": path, "commit": commit}
+
+
+def locked_ko_problem(path):
+    """Why PATH cannot serve as pfb_locked, or None."""
+    if not os.path.exists(path):
+        return "no %s: build it on the host with 'make rev-modules REV=%s'" % (path, LOCKED_REV)
+    magic = vermagic(path)
+    if not magic:
+        return "%s is not a kernel module" % path
+    if magic != os.uname().release:
+        return "%s is built for %s, not for the running %s" % (path, magic, os.uname().release)
+    return None
 
 
 class Probes:
@@ -245,6 +290,10 @@ class Bench:
         self.ns = ("pfbbA", "pfbbB")
         self.real = bool(args.dev)
         self.tc = "tc"
+        # how to load each sch_pfifo_bulk, and which one is loaded
+        self.pfb_cmd = {"checkout": module_cmd(*QDISC_MODULE),
+                        "locked": "insmod %s" % args.locked_ko}
+        self.pfb = "checkout"
         # tc and ip plugins of this checkout, when built
         for env, d, so in (("TC_LIB_DIR", "tc-plugin", "q_pfifo_bulk.so"),
                            ("IP_LIB_DIR", "ip-plugin", "link_refnic.so")):
@@ -307,9 +356,32 @@ class Bench:
             return self.dev, None
         return self.pair[0], self.ns[0]
 
+    def use_module(self, which):
+        """Have the checkout's ("checkout") or the older revision's ("locked")
+        sch_pfifo_bulk loaded. Both register pfifo_bulk, so they cannot be
+        loaded together: our qdiscs go, one module out, the other in."""
+        if which == self.pfb:
+            return
+        for dev, ns in ((self.dev, None), (self.pair[0], self.ns[0])):
+            sh("%s qdisc del dev %s root" % (self.tc, dev), check=False, ns=ns)
+        name = QDISC_MODULE[0]
+        for _ in range(50):
+            sh("rmmod %s" % name, check=False)
+            if not loaded(name):
+                break
+            time.sleep(0.1)		# a qdisc still going away holds it
+        else:
+            raise RuntimeError("cannot unload %s (a pfifo_bulk qdisc outside the bench?)" % name)
+        self.pfb = None
+        sh(self.pfb_cmd[which])
+        self.pfb = which
+        log("bench: %s: %s" % (which, self.pfb_cmd[which]))
+
     def set_qdisc(self, load, config):
         """A fresh qdisc for every measurement, never a change of the last."""
         dev, ns = self.target(load)
+        if CONFIGS[config].split()[0] == "pfifo_bulk":
+            self.use_module("locked" if config == "pfb_locked" else "checkout")
         sh("%s qdisc del dev %s root" % (self.tc, dev), check=False, ns=ns)
         sh("%s qdisc add dev %s root handle %s %s" %
            (self.tc, dev, HANDLE, CONFIGS[config]), ns=ns)
@@ -466,6 +538,10 @@ def report(results, meta):
     lines = []
     lines.append("pfifo_bulk benchmark: kernel %s, %s, n=%d x %g s, configurations alternated" %
                  (meta["kernel"], meta["driver"], meta["reps"], meta["seconds"]))
+    if meta["pfb_locked"]:
+        commit = (meta["pfb_locked"]["commit"] or "? ").split(" ", 1)
+        lines.append("pfb_locked: pfifo_bulk as of %s %s (%s)" % (
+            commit[0][:12], commit[1], os.path.relpath(meta["pfb_locked"]["ko"], TOP)))
     lines.append("")
     regress = []
     for scen, loads in results.items():
@@ -594,7 +670,13 @@ def main():
     in_vm = bool(os.environ.get("PFB_VM"))
     ap.add_argument("-n", "--reps", type=int, default=3 if in_vm else 10)
     ap.add_argument("-t", "--seconds", type=float, default=2 if in_vm else 10)
-    ap.add_argument("-c", "--configs", default=",".join(CONFIGS))
+    ap.add_argument("-c", "--configs",
+                    help="default: all of %s (pfb_locked when its module is built)" %
+                    ",".join(CONFIGS))
+    ap.add_argument("--locked-ko", metavar="PATH",
+                    help="sch_pfifo_bulk.ko for pfb_locked, loaded in place of the checkout's "
+                    "while pfb_locked runs (default: .build/rev-%s/$(uname -r)/sch_pfifo_bulk.ko "
+                    "from 'make rev-modules REV=%s')" % (LOCKED_REV, LOCKED_REV))
     ap.add_argument("-s", "--scenarios", default="bql-bound,nobql-bound,cpu-bound")
     ap.add_argument("-l", "--loads", default="pktgen64,pktgen1500,stream,rr")
     ap.add_argument("-d", "--dev", help="a real NIC instead of refnic (pktgen loads only)")
@@ -608,13 +690,23 @@ def main():
         args.reps, args.seconds = 2, 2
         args.scenarios, args.loads = "bql-bound,nobql-bound", "pktgen64"
         args.no_perf = True
-    args.configs = args.configs.split(",")
+    asked = args.configs is not None
+    args.configs = args.configs.split(",") if asked else list(CONFIGS)
     args.scenarios = args.scenarios.split(",")
     args.loads = args.loads.split(",")
     for name, table in (("configs", CONFIGS), ("scenarios", SCENARIOS), ("loads", LOADS)):
         bad = [x for x in getattr(args, name) if x not in table]
         if bad:
             ap.error("unknown %s: %s (known: %s)" % (name, ",".join(bad), ",".join(table)))
+    if "pfb_locked" in args.configs:
+        asked = asked or args.locked_ko is not None
+        args.locked_ko = os.path.abspath(args.locked_ko or default_locked_ko())
+        problem = locked_ko_problem(args.locked_ko)
+        if problem and asked:
+            ap.error("pfb_locked: " + problem)
+        if problem:
+            log("bench: pfb_locked skipped: " + problem)
+            args.configs.remove("pfb_locked")
     if args.dev:
         args.scenarios = ["cpu-bound"]
         args.loads = [l for l in args.loads if l.startswith("pktgen")]
@@ -666,10 +758,12 @@ def main():
         if probes:
             probes.close()
         bench.teardown()
+        bench.use_module("checkout")
 
     meta = {"kernel": kernel, "reps": args.reps, "seconds": args.seconds,
             "driver": "driver %s" % (args.dev if args.dev else "refnic"),
             "cpus": os.cpu_count(), "configs": {c: CONFIGS[c] for c in args.configs},
+            "pfb_locked": locked_origin(args.locked_ko) if "pfb_locked" in args.configs else None,
             "scenarios": {s: SCENARIOS[s][2] for s in args.scenarios},
             "loads": {l: LOADS[l] for l in args.loads}, "buckets": BUCKETS}
     text = report(results, meta)
