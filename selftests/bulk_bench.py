@@ -10,7 +10,11 @@ session has a count phase (kprobes on _raw_spin_lock and _raw_spin_trylock
 and the qdisc:qdisc_dequeue histogram, all active) and a time phase (no
 probes: pps, busy CPU per packet, latency), so the probes' own cost stays out
 of the times. The report lists regressions first: every figure where
-pfifo_bulk is worse than stock pfifo beyond noise.
+pfifo_bulk is worse than stock pfifo, or than pfb_locked, beyond noise. Each
+table ends with ratios of means from the same run, among them those the
+lockless rewrite is judged by: pfifo_bulk/pfifo_fast locks/pkt (target
+<= 0.5, trylocks/pkt beside it), pps (target >= 1) and CPU ns/pkt, and
+pfifo_bulk/pfb_locked for the same figures.
 
 pfb_locked is pfifo_bulk as of another revision (--locked-ko; by default the
 module of the last locked one, 3c3248f, from "make rev-modules"), loaded in
@@ -85,6 +89,23 @@ FIGURES = {
     "p90_us": ("p90 us", "{:.0f}", "low"),
     "p95_us": ("p95 us", "{:.0f}", "low"),
     "p99_us": ("p99 us", "{:.0f}", "low"),
+}
+# The report. Regressions first: every figure where a candidate is worse
+# than its base beyond noise, for these (candidate, base) pairs.
+REGRESSIONS = (("pfifo_bulk", "pfifo"), ("bulk_bytes", "pfifo"), ("pfifo_bulk", "pfb_locked"))
+# Ratios candidate/base of these figures, measured in the same run, and the
+# lockless rewrite's targets for some of them.
+_BATCHING = ("locks_per_pkt", "doorbells_per_pkt", "pps", "cpu_ns_per_pkt", "p99_us")
+_LOCKLESS = ("locks_per_pkt", "trylocks_per_pkt", "pps", "cpu_ns_per_pkt")
+RATIOS = (
+    ("pfifo_bulk", "bulk_off", _BATCHING),
+    ("pfifo_bulk", "pfifo", _BATCHING),
+    ("pfifo_bulk", "pfifo_fast", _LOCKLESS),
+    ("pfifo_bulk", "pfb_locked", _LOCKLESS),
+)
+TARGETS = {
+    ("pfifo_bulk", "pfifo_fast", "locks_per_pkt"): ("≤", 0.5),
+    ("pfifo_bulk", "pfifo_fast", "pps"): ("≥", 1.0),
 }
 # figures in plot.dat (mean and sd columns in this order) and in the plot
 PLOTTED = ("locks_per_pkt", "trylocks_per_pkt", "doorbells_per_pkt", "mean_batch")
@@ -517,8 +538,8 @@ def aggregate(runs):
 
 
 def worse(key, a, b):
-    """True when a (pfifo_bulk) is worse than b (pfifo) beyond noise: the
-    difference exceeds two standard errors and 1 %."""
+    """True when a (the candidate) is worse than b (its base) beyond noise:
+    the difference exceeds two standard errors and 1 %."""
     if key not in a or key not in b:
         return False
     ma, mb = a[key]["mean"], b[key]["mean"]
@@ -534,6 +555,33 @@ def fmt(agg, key):
     return (f + " ± " + f).format(agg[key]["mean"], agg[key]["sd"])
 
 
+def ratios(cfgs):
+    """Ratios of one table: [{cand, base, figure, ratio, target, met}];
+    ratio None when the base is 0."""
+    out = []
+    for cand, base, keys in RATIOS:
+        if cand not in cfgs or base not in cfgs:
+            continue
+        for k in keys:
+            if k not in cfgs[cand] or k not in cfgs[base]:
+                continue
+            b = cfgs[base][k]["mean"]
+            r = cfgs[cand][k]["mean"] / b if b else None
+            target = TARGETS.get((cand, base, k))
+            met = None
+            if target and r is not None:
+                met = r <= target[1] if target[0] == "≤" else r >= target[1]
+            out.append({"cand": cand, "base": base, "figure": k, "ratio": r,
+                        "target": "%s %g" % target if target else None, "met": met})
+    return out
+
+
+def all_ratios(results):
+    return [dict(scenario=scen, load=load, **r)
+            for scen, loads in results.items() for load, cfgs in loads.items()
+            for r in ratios(cfgs)]
+
+
 def report(results, meta):
     lines = []
     lines.append("pfifo_bulk benchmark: kernel %s, %s, n=%d x %g s, configurations alternated" %
@@ -546,16 +594,17 @@ def report(results, meta):
     regress = []
     for scen, loads in results.items():
         for load, cfgs in loads.items():
-            base = cfgs.get("pfifo")
-            for cand in ("pfifo_bulk", "bulk_bytes"):
-                if not base or cand not in cfgs:
+            for cand, base in REGRESSIONS:
+                if cand not in cfgs or base not in cfgs:
                     continue
                 for key in FIGURES:
-                    if worse(key, cfgs[cand], base):
-                        regress.append("  %s / %s: %s %s is %s vs pfifo %s" %
+                    if worse(key, cfgs[cand], cfgs[base]):
+                        regress.append("  %s / %s: %s %s is %s vs %s %s" %
                                        (scen, load, cand, FIGURES[key][0],
-                                        fmt(cfgs[cand], key), fmt(base, key)))
-    lines.append("REGRESSIONS (pfifo_bulk worse than stock pfifo beyond 2 standard errors and 1 %):")
+                                        fmt(cfgs[cand], key), base, fmt(cfgs[base], key)))
+    pairs = [p for p in REGRESSIONS if p[0] in meta["configs"] and p[1] in meta["configs"]]
+    lines.append("REGRESSIONS (worse beyond 2 standard errors and 1 %%: %s):" %
+                 (", ".join("%s vs %s" % p for p in pairs) or "no pair measured"))
     lines.extend(regress or ["  none"])
     lines.append("")
     for scen, loads in results.items():
@@ -566,15 +615,18 @@ def report(results, meta):
             lines.append(head)
             for cfg, agg in cfgs.items():
                 lines.append("%-11s" % cfg + "".join("%18s" % fmt(agg, k) for k in keys))
-            ratios = []
-            for k in ("locks_per_pkt", "doorbells_per_pkt", "pps", "cpu_ns_per_pkt", "p99_us"):
-                for cand, base in (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo")):
-                    if cand in cfgs and base in cfgs and k in cfgs[cand] and k in cfgs[base] \
-                            and cfgs[base][k]["mean"]:
-                        ratios.append("%s %s/%s = %.2f" % (FIGURES[k][0], cand, base,
-                                                          cfgs[cand][k]["mean"] / cfgs[base][k]["mean"]))
-            if ratios:
-                lines.append("ratios: " + "; ".join(ratios))
+            rows = {}
+            for r in ratios(cfgs):
+                # three decimals where a target is judged on the exact ratio
+                text = "%s %s" % (FIGURES[r["figure"]][0], "n/a" if r["ratio"] is None else
+                                  ("%.3f" if r["target"] else "%.2f") % r["ratio"])
+                if r["target"]:
+                    text += " (target %s: %s)" % (r["target"], {True: "met", False: "MISSED",
+                                                                None: "n/a"}[r["met"]])
+                rows.setdefault("%s/%s" % (r["cand"], r["base"]), []).append(text)
+            if rows:
+                lines.append("ratios (same run):")
+                lines.extend("  %-22s %s" % (pair + ":", ", ".join(t)) for pair, t in rows.items())
             hist_cfgs = [(c, a["batch_hist"]) for c, a in cfgs.items() if "batch_hist" in a]
             if hist_cfgs:
                 lines.append("batch histogram (share of batches): " + " ".join("%6s" % b for b in BUCKETS))
@@ -773,7 +825,8 @@ def main():
         text += "_raw_spin_lock: " + (" | ".join(s.strip() for s in perf["raw_spin_lock"])
                                      or "not among the sampled symbols") + "\n"
     with open(os.path.join(outdir, "results.json"), "w") as f:
-        json.dump({"meta": meta, "results": results, "perf": perf}, f, indent=1)
+        json.dump({"meta": meta, "results": results, "ratios": all_ratios(results),
+                   "perf": perf}, f, indent=1)
     with open(os.path.join(outdir, "table.txt"), "w") as f:
         f.write(text + "\n")
     plots = plot(results, outdir) or []
