@@ -6,6 +6,8 @@
 # make demo               short benchmark in the VM on the default kernel
 # make checkpatch         checkpatch.pl --strict over the kernel sources
 # make install            modules, tc plugin, bulkctl and man pages
+# make rev-modules [REV=<rev>]  the qdisc of another revision for every
+#                         installed kernel (the benchmark's pfb_locked)
 # make setup              install what all of the above needs (root)
 
 KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
@@ -14,13 +16,17 @@ KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
 SRCCACHE ?= /var/cache/pfifo-bulk
+# rev-modules: the last locked (non-TCQ_F_NOLOCK) pfifo_bulk by default
+REV ?= 3c3248f
+REV_KVERS ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+		sed 's|.*/linux-headers-||' | sort -V)
 
 KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c \
 			drivers/net/refnic/*.c drivers/net/refnic/*.h \
 			include/uapi/linux/*.h))
 
 .PHONY: all modules plugin ip-plugin bulkctl setup check demo checkpatch \
-	install modules_install dkms_install clean clean-modules
+	install modules_install dkms_install clean clean-modules rev-modules
 
 all: modules plugin ip-plugin bulkctl
 
@@ -39,6 +45,30 @@ ip-plugin:
 
 setup:
 	scripts/setup.sh
+
+# The qdisc as of revision REV, for the benchmark's "before" configuration:
+# git archive REV into .build/rev-<abbrev>/<KVER>/src for every installed
+# kernel, build there, keep .build/rev-<abbrev>/<KVER>/sch_pfifo_bulk.ko and
+# the commit in .build/rev-<abbrev>/commit. Always rebuilt from scratch.
+# (make clean-modules removes these .ko too: the kernel's clean deletes
+# every *.ko under M=.)
+rev-modules:
+	@set -e; \
+	rev=$$(git rev-parse -q --verify --short '$(REV)^{commit}') || \
+		{ echo "rev-modules: no commit '$(REV)' in this repository" >&2; exit 1; }; \
+	dir=.build/rev-$$rev; \
+	test -n "$(REV_KVERS)" || { echo "no kernel headers installed: run 'make setup'" >&2; exit 1; }; \
+	rm -rf "$$dir"; mkdir -p "$$dir"; \
+	git log -1 --format='%H %s' "$$rev" > "$$dir/commit"; \
+	for k in $(REV_KVERS); do \
+		test -d "/lib/modules/$$k/build" || { echo "no kernel build tree for $$k: run 'make setup'" >&2; exit 1; }; \
+		mkdir -p "$$dir/$$k/src"; \
+		git archive "$$rev" | tar -x -C "$$dir/$$k/src"; \
+		echo "rev-modules: $$rev for $$k"; \
+		$(MAKE) -s -C "/lib/modules/$$k/build" M="$(CURDIR)/$$dir/$$k/src" modules; \
+		cp "$$dir/$$k/src/net/sched/sch_pfifo_bulk.ko" "$$dir/$$k/"; \
+	done; \
+	ls "$$dir"/*/sch_pfifo_bulk.ko
 
 check: setup
 	scripts/check.sh

@@ -6,14 +6,24 @@ and the stock qdiscs, in the style of the 2014 bulk-dequeue threads.
 Every configuration runs alternately in one session (A B C ... A B C ...),
 N repetitions of S seconds each; figures are mean and standard deviation
 over the repetitions, compared as ratios measured in the same run. Each
-session has a count phase (kprobe on _raw_spin_lock and the
-qdisc:qdisc_dequeue histogram, both active) and a time phase (no probes: pps,
-busy CPU per packet, latency), so the probes' own cost stays out of the
-times. The report lists regressions first: every figure where pfifo_bulk is
-worse than stock pfifo beyond noise.
+session has a count phase (kprobes on _raw_spin_lock and _raw_spin_trylock
+and the qdisc:qdisc_dequeue histogram, all active) and a time phase (no
+probes: pps, busy CPU per packet, latency), so the probes' own cost stays out
+of the times. The report lists regressions first: every figure where
+pfifo_bulk is worse than stock pfifo, or than pfb_locked, beyond noise. Each
+table ends with ratios of means from the same run, among them those the
+lockless rewrite is judged by: pfifo_bulk/pfifo_fast locks/pkt (target
+<= 0.5, trylocks/pkt beside it), pps (target >= 1) and CPU ns/pkt, and
+pfifo_bulk/pfb_locked for the same figures.
+
+pfb_locked is pfifo_bulk as of another revision (--locked-ko; by default the
+module of the last locked one, 3c3248f, from "make rev-modules"), loaded in
+place of the checkout's while it runs: both register pfifo_bulk.
 
 Definitions (shared/DESIGN.md): locks/pkt = _raw_spin_lock hits / device tx
-packets; doorbells/pkt = refnic tx_doorbells / refnic tx_packets; batch =
+packets; trylocks/pkt = _raw_spin_trylock hits / device tx packets (a
+TCQ_F_NOLOCK qdisc such as pfifo_fast takes its seqlock with a trylock);
+doorbells/pkt = refnic tx_doorbells / refnic tx_packets; batch =
 the tracepoint's packets field; CPU/pkt = busy time in /proc/stat / tx
 packets.
 
@@ -38,11 +48,16 @@ PKTGEN = "/proc/net/pktgen"
 HANDLE = "1:"
 BUCKETS = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 BUCKET_EDGES = [1, 2, 4, 8, 16, 32, 64]
+# pfb_locked, the "before": pfifo_bulk of this revision (the last locked one,
+# make rev-modules) loaded in place of the checkout's module while it runs
+LOCKED_REV = "3c3248f"
+QDISC_MODULE = ("sch_pfifo_bulk", "net/sched/sch_pfifo_bulk.ko")
 
 CONFIGS = {
     "bulk_off": "pfifo_bulk bulk_pkts 1",
     "pfifo_bulk": "pfifo_bulk",
     "bulk_bytes": "pfifo_bulk bulk_bytes 3000",
+    "pfb_locked": "pfifo_bulk",
     "pfifo": "pfifo",
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
@@ -66,6 +81,7 @@ LOADS = {
 FIGURES = {
     "pps": ("pps", "{:.0f}", "high"),
     "locks_per_pkt": ("locks/pkt", "{:.2f}", "low"),
+    "trylocks_per_pkt": ("trylocks/pkt", "{:.2f}", "low"),
     "doorbells_per_pkt": ("doorbells/pkt", "{:.3f}", "low"),
     "mean_batch": ("mean batch", "{:.2f}", "high"),
     "cpu_ns_per_pkt": ("CPU ns/pkt", "{:.0f}", "low"),
@@ -74,6 +90,25 @@ FIGURES = {
     "p95_us": ("p95 us", "{:.0f}", "low"),
     "p99_us": ("p99 us", "{:.0f}", "low"),
 }
+# The report. Regressions first: every figure where a candidate is worse
+# than its base beyond noise, for these (candidate, base) pairs.
+REGRESSIONS = (("pfifo_bulk", "pfifo"), ("bulk_bytes", "pfifo"), ("pfifo_bulk", "pfb_locked"))
+# Ratios candidate/base of these figures, measured in the same run, and the
+# lockless rewrite's targets for some of them.
+_BATCHING = ("locks_per_pkt", "doorbells_per_pkt", "pps", "cpu_ns_per_pkt", "p99_us")
+_LOCKLESS = ("locks_per_pkt", "trylocks_per_pkt", "pps", "cpu_ns_per_pkt")
+RATIOS = (
+    ("pfifo_bulk", "bulk_off", _BATCHING),
+    ("pfifo_bulk", "pfifo", _BATCHING),
+    ("pfifo_bulk", "pfifo_fast", _LOCKLESS),
+    ("pfifo_bulk", "pfb_locked", _LOCKLESS),
+)
+TARGETS = {
+    ("pfifo_bulk", "pfifo_fast", "locks_per_pkt"): ("≤", 0.5),
+    ("pfifo_bulk", "pfifo_fast", "pps"): ("≥", 1.0),
+}
+# figures in plot.dat (mean and sd columns in this order) and in the plot
+PLOTTED = ("locks_per_pkt", "trylocks_per_pkt", "doorbells_per_pkt", "mean_batch")
 
 
 def log(msg):
@@ -111,76 +146,127 @@ def read(path):
 
 # --- the kernel side -------------------------------------------------------
 
+def vermagic(path):
+    """The kernel release a module is built for, None if it is none."""
+    out = sh("modinfo -F vermagic %s" % path, check=False).split()
+    return out[0] if out else None
+
+
+def module_cmd(name, ko):
+    """Loads the checkout's module when built for this kernel, else the
+    installed one."""
+    path = os.path.join(TOP, ko)
+    if os.path.exists(path) and vermagic(path) == os.uname().release:
+        return "insmod %s" % path
+    return "modprobe %s" % name
+
+
+def loaded(name):
+    return bool(re.search(r"^%s " % name, read("/proc/modules"), re.M))
+
+
 def load_modules():
-    """The checkout's modules when built for this kernel, else installed."""
-    release = os.uname().release
-    for name, ko in (("sch_pfifo_bulk", "net/sched/sch_pfifo_bulk.ko"),
-                     ("refnic", "drivers/net/refnic/refnic.ko")):
-        if re.search(r"^%s " % name, read("/proc/modules"), re.M):
-            continue
-        path = os.path.join(TOP, ko)
-        if os.path.exists(path) and \
-                sh("modinfo -F vermagic %s" % path).split()[0] == release:
-            sh("insmod %s" % path)
-        else:
-            sh("modprobe %s" % name)
+    for name, ko in (QDISC_MODULE, ("refnic", "drivers/net/refnic/refnic.ko")):
+        if not loaded(name):
+            sh(module_cmd(name, ko))
     sh("modprobe pktgen")
 
 
-class Probes:
-    """_raw_spin_lock hits (kprobe + hist) and batch sizes per device
-    (qdisc:qdisc_dequeue hist on ifindex and packets).
+def default_locked_ko():
+    return os.path.join(TOP, ".build", "rev-" + LOCKED_REV, os.uname().release,
+                        "sch_pfifo_bulk.ko")
 
-    Both are switched on once for the whole count phase and read as
+
+def locked_origin(path):
+    """The module and, from make rev-modules, its commit."""
+    try:
+        commit = read(os.path.join(os.path.dirname(os.path.dirname(path)), "commit")).strip()
+    except OSError:
+        commit = None
+    return {"ko": path, "commit": commit}
+
+
+def locked_ko_problem(path):
+    """Why PATH cannot serve as pfb_locked, or None."""
+    if not os.path.exists(path):
+        return "no %s: build it on the host with 'make rev-modules REV=%s'" % (path, LOCKED_REV)
+    magic = vermagic(path)
+    if not magic:
+        return "%s is not a kernel module" % path
+    if magic != os.uname().release:
+        return "%s is built for %s, not for the running %s" % (path, magic, os.uname().release)
+    return None
+
+
+class Probes:
+    """Spin lock calls (a kprobe + hist per function in COUNTERS) and batch
+    sizes per device (qdisc:qdisc_dequeue hist on ifindex and packets).
+
+    All are switched on once for the whole count phase and read as
     differences between snapshots: arming a kprobe on _raw_spin_lock
     patches code that the other CPUs run all the time, and doing that
     between every two runs has crashed a TCG guest (ftrace text poke)."""
 
-    KPROBE = "pfb_bench_lock"
+    # figure: (kprobe event, kernel function)
+    COUNTERS = {
+        "locks": ("pfb_bench_lock", "_raw_spin_lock"),
+        "trylocks": ("pfb_bench_trylock", "_raw_spin_trylock"),
+    }
     LOCK_SPEC = "hist:keys=common_type:vals=hitcount"
     DEQ_SPEC = ("hist:keys=ifindex,packets:vals=hitcount:size=4096 "
                 "if handle == 0x10000 && packets > 0")
 
     def __init__(self):
-        self.lock_trigger = "%s/events/kprobes/%s/trigger" % (TRACING, self.KPROBE)
+        self.triggers = {name: "%s/events/kprobes/%s/trigger" % (TRACING, event)
+                         for name, (event, _) in self.COUNTERS.items()}
         self.deq_trigger = "%s/events/qdisc/qdisc_dequeue/trigger" % TRACING
         self.on = False
-        append("%s/kprobe_events" % TRACING, "p:%s _raw_spin_lock\n" % self.KPROBE)
+        try:
+            for event, func in self.COUNTERS.values():
+                append("%s/kprobe_events" % TRACING, "p:%s %s\n" % (event, func))
+        except OSError:
+            self.close()
+            raise
+
+    def specs(self):
+        return [(t, self.LOCK_SPEC) for t in self.triggers.values()] + \
+            [(self.deq_trigger, self.DEQ_SPEC)]
 
     def start(self):
-        append(self.lock_trigger, self.LOCK_SPEC)
-        append(self.deq_trigger, self.DEQ_SPEC)
+        for trig, spec in self.specs():
+            append(trig, spec)
         self.on = True
 
     def stop(self):
         if not self.on:
             return
         self.on = False
-        for trig, spec in ((self.lock_trigger, self.LOCK_SPEC),
-                           (self.deq_trigger, self.DEQ_SPEC)):
+        for trig, spec in self.specs():
             try:
                 append(trig, "!" + spec)
             except OSError:
                 pass
 
     def snapshot(self, ifindex):
-        """(lock hits, {batch size: count}) so far, for one device."""
-        hist = read(self.lock_trigger.replace("trigger", "hist"))
-        m = re.search(r"hitcount:\s+(\d+)", hist)
-        locks = int(m.group(1)) if m else 0
+        """({counter: hits}, {batch size: count}) so far, for one device."""
+        counts = {}
+        for name, trig in self.triggers.items():
+            m = re.search(r"hitcount:\s+(\d+)", read(trig.replace("trigger", "hist")))
+            counts[name] = int(m.group(1)) if m else 0
         batches = {}
         for m in re.finditer(r"ifindex:\s+(\d+), packets:\s+(\d+)\s*\}\s+hitcount:\s+(\d+)",
                              read(self.deq_trigger.replace("trigger", "hist"))):
             if int(m.group(1)) == ifindex:
                 batches[int(m.group(2))] = int(m.group(3))
-        return locks, batches
+        return counts, batches
 
     def close(self):
         self.stop()
-        try:
-            append("%s/kprobe_events" % TRACING, "-:%s\n" % self.KPROBE)
-        except OSError:
-            pass
+        for event, _ in self.COUNTERS.values():
+            try:
+                append("%s/kprobe_events" % TRACING, "-:%s\n" % event)
+            except OSError:
+                pass
 
 
 def bucketize(batches):
@@ -225,6 +311,10 @@ class Bench:
         self.ns = ("pfbbA", "pfbbB")
         self.real = bool(args.dev)
         self.tc = "tc"
+        # how to load each sch_pfifo_bulk, and which one is loaded
+        self.pfb_cmd = {"checkout": module_cmd(*QDISC_MODULE),
+                        "locked": "insmod %s" % args.locked_ko}
+        self.pfb = "checkout"
         # tc and ip plugins of this checkout, when built
         for env, d, so in (("TC_LIB_DIR", "tc-plugin", "q_pfifo_bulk.so"),
                            ("IP_LIB_DIR", "ip-plugin", "link_refnic.so")):
@@ -287,9 +377,32 @@ class Bench:
             return self.dev, None
         return self.pair[0], self.ns[0]
 
+    def use_module(self, which):
+        """Have the checkout's ("checkout") or the older revision's ("locked")
+        sch_pfifo_bulk loaded. Both register pfifo_bulk, so they cannot be
+        loaded together: our qdiscs go, one module out, the other in."""
+        if which == self.pfb:
+            return
+        for dev, ns in ((self.dev, None), (self.pair[0], self.ns[0])):
+            sh("%s qdisc del dev %s root" % (self.tc, dev), check=False, ns=ns)
+        name = QDISC_MODULE[0]
+        for _ in range(50):
+            sh("rmmod %s" % name, check=False)
+            if not loaded(name):
+                break
+            time.sleep(0.1)		# a qdisc still going away holds it
+        else:
+            raise RuntimeError("cannot unload %s (a pfifo_bulk qdisc outside the bench?)" % name)
+        self.pfb = None
+        sh(self.pfb_cmd[which])
+        self.pfb = which
+        log("bench: %s: %s" % (which, self.pfb_cmd[which]))
+
     def set_qdisc(self, load, config):
         """A fresh qdisc for every measurement, never a change of the last."""
         dev, ns = self.target(load)
+        if CONFIGS[config].split()[0] == "pfifo_bulk":
+            self.use_module("locked" if config == "pfb_locked" else "checkout")
         sh("%s qdisc del dev %s root" % (self.tc, dev), check=False, ns=ns)
         sh("%s qdisc add dev %s root handle %s %s" %
            (self.tc, dev, HANDLE, CONFIGS[config]), ns=ns)
@@ -367,7 +480,7 @@ class Bench:
         time.sleep(0.2)
         ifindex = int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns))
         if probes:
-            locks0, batches0 = probes.snapshot(ifindex)
+            counts0, batches0 = probes.snapshot(ifindex)
         tx0 = link_stat(dev, "tx_packets", ns)
         eth0 = ethtool_stats(dev, ns)
         cpu0, t0 = busy_jiffies(), time.time()
@@ -377,13 +490,13 @@ class Bench:
         eth1 = ethtool_stats(dev, ns)
         fig = {"tx_packets": tx}
         if probes:
-            locks1, batches1 = probes.snapshot(ifindex)
-            locks = locks1 - locks0
+            counts1, batches1 = probes.snapshot(ifindex)
             batches = {k: v - batches0.get(k, 0) for k, v in batches1.items()
                        if v > batches0.get(k, 0)}
             hist = bucketize(batches)
             nb = sum(batches.values())
-            fig["locks_per_pkt"] = locks / tx if tx else None
+            for name in counts1:
+                fig[name + "_per_pkt"] = (counts1[name] - counts0[name]) / tx if tx else None
             fig["mean_batch"] = (sum(k * v for k, v in batches.items()) / nb) if nb else None
             fig["batch_hist"] = hist
             if "tx_doorbells" in eth1 and eth1.get("tx_packets", 0) > eth0.get("tx_packets", 0):
@@ -425,8 +538,8 @@ def aggregate(runs):
 
 
 def worse(key, a, b):
-    """True when a (pfifo_bulk) is worse than b (pfifo) beyond noise: the
-    difference exceeds two standard errors and 1 %."""
+    """True when a (the candidate) is worse than b (its base) beyond noise:
+    the difference exceeds two standard errors and 1 %."""
     if key not in a or key not in b:
         return False
     ma, mb = a[key]["mean"], b[key]["mean"]
@@ -442,24 +555,56 @@ def fmt(agg, key):
     return (f + " ± " + f).format(agg[key]["mean"], agg[key]["sd"])
 
 
+def ratios(cfgs):
+    """Ratios of one table: [{cand, base, figure, ratio, target, met}];
+    ratio None when the base is 0."""
+    out = []
+    for cand, base, keys in RATIOS:
+        if cand not in cfgs or base not in cfgs:
+            continue
+        for k in keys:
+            if k not in cfgs[cand] or k not in cfgs[base]:
+                continue
+            b = cfgs[base][k]["mean"]
+            r = cfgs[cand][k]["mean"] / b if b else None
+            target = TARGETS.get((cand, base, k))
+            met = None
+            if target and r is not None:
+                met = r <= target[1] if target[0] == "≤" else r >= target[1]
+            out.append({"cand": cand, "base": base, "figure": k, "ratio": r,
+                        "target": "%s %g" % target if target else None, "met": met})
+    return out
+
+
+def all_ratios(results):
+    return [dict(scenario=scen, load=load, **r)
+            for scen, loads in results.items() for load, cfgs in loads.items()
+            for r in ratios(cfgs)]
+
+
 def report(results, meta):
     lines = []
     lines.append("pfifo_bulk benchmark: kernel %s, %s, n=%d x %g s, configurations alternated" %
                  (meta["kernel"], meta["driver"], meta["reps"], meta["seconds"]))
+    if meta["pfb_locked"]:
+        commit = (meta["pfb_locked"]["commit"] or "? ").split(" ", 1)
+        lines.append("pfb_locked: pfifo_bulk as of %s %s (%s)" % (
+            commit[0][:12], commit[1], os.path.relpath(meta["pfb_locked"]["ko"], TOP)))
     lines.append("")
     regress = []
     for scen, loads in results.items():
         for load, cfgs in loads.items():
-            base = cfgs.get("pfifo")
-            for cand in ("pfifo_bulk", "bulk_bytes"):
-                if not base or cand not in cfgs:
+            for cand, base in REGRESSIONS:
+                if cand not in cfgs or base not in cfgs:
                     continue
                 for key in FIGURES:
-                    if worse(key, cfgs[cand], base):
-                        regress.append("  %s / %s: %s %s is %s vs pfifo %s" %
+                    if worse(key, cfgs[cand], cfgs[base]):
+                        regress.append("  %s / %s: %s %s is %s vs %s %s" %
                                        (scen, load, cand, FIGURES[key][0],
-                                        fmt(cfgs[cand], key), fmt(base, key)))
-    lines.append("REGRESSIONS (pfifo_bulk worse than stock pfifo beyond 2 standard errors and 1 %):")
+                                        fmt(cfgs[cand], key), base, fmt(cfgs[base], key)))
+    pairs = [p for p in REGRESSIONS if p[0] in meta["configs"] and p[1] in meta["configs"]]
+    lines.append("REGRESSIONS (worse beyond 2 standard errors and 1 %%: %s):" %
+                 (", ".join("%s vs %s" % p for p in pairs) or "no pair measured"))
     lines.extend(regress or ["  none"])
     lines.append("")
     for scen, loads in results.items():
@@ -470,15 +615,18 @@ def report(results, meta):
             lines.append(head)
             for cfg, agg in cfgs.items():
                 lines.append("%-11s" % cfg + "".join("%18s" % fmt(agg, k) for k in keys))
-            ratios = []
-            for k in ("locks_per_pkt", "doorbells_per_pkt", "pps", "cpu_ns_per_pkt", "p99_us"):
-                for cand, base in (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo")):
-                    if cand in cfgs and base in cfgs and k in cfgs[cand] and k in cfgs[base] \
-                            and cfgs[base][k]["mean"]:
-                        ratios.append("%s %s/%s = %.2f" % (FIGURES[k][0], cand, base,
-                                                          cfgs[cand][k]["mean"] / cfgs[base][k]["mean"]))
-            if ratios:
-                lines.append("ratios: " + "; ".join(ratios))
+            rows = {}
+            for r in ratios(cfgs):
+                # three decimals where a target is judged on the exact ratio
+                text = "%s %s" % (FIGURES[r["figure"]][0], "n/a" if r["ratio"] is None else
+                                  ("%.3f" if r["target"] else "%.2f") % r["ratio"])
+                if r["target"]:
+                    text += " (target %s: %s)" % (r["target"], {True: "met", False: "MISSED",
+                                                                None: "n/a"}[r["met"]])
+                rows.setdefault("%s/%s" % (r["cand"], r["base"]), []).append(text)
+            if rows:
+                lines.append("ratios (same run):")
+                lines.extend("  %-22s %s" % (pair + ":", ", ".join(t)) for pair, t in rows.items())
             hist_cfgs = [(c, a["batch_hist"]) for c, a in cfgs.items() if "batch_hist" in a]
             if hist_cfgs:
                 lines.append("batch histogram (share of batches): " + " ".join("%6s" % b for b in BUCKETS))
@@ -490,7 +638,8 @@ def report(results, meta):
 
 
 def plot(results, outdir):
-    """locks/pkt, doorbells/pkt and mean batch per configuration."""
+    """locks/pkt, trylocks/pkt, doorbells/pkt and mean batch per
+    configuration."""
     if not shutil.which("gnuplot"):
         return None
     dat = os.path.join(outdir, "plot.dat")
@@ -504,7 +653,7 @@ def plot(results, outdir):
                 f.write("# %s %s\n" % (scen, load))
                 for cfg, a in cfgs.items():
                     row = [cfg]
-                    for k in ("locks_per_pkt", "doorbells_per_pkt", "mean_batch"):
+                    for k in PLOTTED:
                         row += ["%g" % a[k]["mean"], "%g" % a[k]["sd"]] if k in a else ["0", "0"]
                     f.write(" ".join(row) + "\n")
                 f.write("\n\n")
@@ -513,16 +662,18 @@ def plot(results, outdir):
     if not panels:
         return None
     outputs = []
-    for term, ext in (("pngcairo size 1200,%d" % (320 * len(panels)), "png"),
-                      ("svg size 1200,%d" % (320 * len(panels)), "svg")):
+    size = "size %d,%d" % (400 * len(PLOTTED), 320 * len(panels))
+    for term, ext in (("pngcairo " + size, "png"), ("svg " + size, "svg")):
         out = os.path.join(outdir, "bench." + ext)
         script = ["set terminal %s noenhanced" % term, "set output '%s'" % out,
-                  "set multiplot layout %d,3" % len(panels), "set style data histogram",
+                  "set multiplot layout %d,%d" % (len(panels), len(PLOTTED)),
+                  "set style data histogram",
                   "set style histogram errorbars gap 1 lw 1", "set style fill solid 0.6",
                   "set xtics rotate by -30", "set key off", "set yrange [0:*]"]
         for idx, title in panels:
-            for col, name in ((2, "locks/pkt"), (4, "doorbells/pkt"), (6, "mean batch")):
-                script.append("set title '%s: %s'" % (title, name))
+            for i, k in enumerate(PLOTTED):
+                col = 2 + 2 * i
+                script.append("set title '%s: %s'" % (title, FIGURES[k][0]))
                 script.append("plot '%s' index %d using %d:%d:xtic(1)" % (dat, idx, col, col + 1))
         script.append("unset multiplot")
         r = subprocess.run(["gnuplot"], input="\n".join(script), text=True, capture_output=True)
@@ -530,7 +681,7 @@ def plot(results, outdir):
             outputs.append(out)
         elif ext == "png":
             # pngcairo may be missing in gnuplot-nox: fall back to png
-            script[0] = "set terminal png size 1200,%d noenhanced" % (320 * len(panels))
+            script[0] = "set terminal png %s noenhanced" % size
             if subprocess.run(["gnuplot"], input="\n".join(script), text=True).returncode == 0:
                 outputs.append(out)
     return outputs
@@ -571,7 +722,13 @@ def main():
     in_vm = bool(os.environ.get("PFB_VM"))
     ap.add_argument("-n", "--reps", type=int, default=3 if in_vm else 10)
     ap.add_argument("-t", "--seconds", type=float, default=2 if in_vm else 10)
-    ap.add_argument("-c", "--configs", default=",".join(CONFIGS))
+    ap.add_argument("-c", "--configs",
+                    help="default: all of %s (pfb_locked when its module is built)" %
+                    ",".join(CONFIGS))
+    ap.add_argument("--locked-ko", metavar="PATH",
+                    help="sch_pfifo_bulk.ko for pfb_locked, loaded in place of the checkout's "
+                    "while pfb_locked runs (default: .build/rev-%s/$(uname -r)/sch_pfifo_bulk.ko "
+                    "from 'make rev-modules REV=%s')" % (LOCKED_REV, LOCKED_REV))
     ap.add_argument("-s", "--scenarios", default="bql-bound,nobql-bound,cpu-bound")
     ap.add_argument("-l", "--loads", default="pktgen64,pktgen1500,stream,rr")
     ap.add_argument("-d", "--dev", help="a real NIC instead of refnic (pktgen loads only)")
@@ -585,13 +742,23 @@ def main():
         args.reps, args.seconds = 2, 2
         args.scenarios, args.loads = "bql-bound,nobql-bound", "pktgen64"
         args.no_perf = True
-    args.configs = args.configs.split(",")
+    asked = args.configs is not None
+    args.configs = args.configs.split(",") if asked else list(CONFIGS)
     args.scenarios = args.scenarios.split(",")
     args.loads = args.loads.split(",")
     for name, table in (("configs", CONFIGS), ("scenarios", SCENARIOS), ("loads", LOADS)):
         bad = [x for x in getattr(args, name) if x not in table]
         if bad:
             ap.error("unknown %s: %s (known: %s)" % (name, ",".join(bad), ",".join(table)))
+    if "pfb_locked" in args.configs:
+        asked = asked or args.locked_ko is not None
+        args.locked_ko = os.path.abspath(args.locked_ko or default_locked_ko())
+        problem = locked_ko_problem(args.locked_ko)
+        if problem and asked:
+            ap.error("pfb_locked: " + problem)
+        if problem:
+            log("bench: pfb_locked skipped: " + problem)
+            args.configs.remove("pfb_locked")
     if args.dev:
         args.scenarios = ["cpu-bound"]
         args.loads = [l for l in args.loads if l.startswith("pktgen")]
@@ -643,10 +810,12 @@ def main():
         if probes:
             probes.close()
         bench.teardown()
+        bench.use_module("checkout")
 
     meta = {"kernel": kernel, "reps": args.reps, "seconds": args.seconds,
             "driver": "driver %s" % (args.dev if args.dev else "refnic"),
             "cpus": os.cpu_count(), "configs": {c: CONFIGS[c] for c in args.configs},
+            "pfb_locked": locked_origin(args.locked_ko) if "pfb_locked" in args.configs else None,
             "scenarios": {s: SCENARIOS[s][2] for s in args.scenarios},
             "loads": {l: LOADS[l] for l in args.loads}, "buckets": BUCKETS}
     text = report(results, meta)
@@ -656,7 +825,8 @@ def main():
         text += "_raw_spin_lock: " + (" | ".join(s.strip() for s in perf["raw_spin_lock"])
                                      or "not among the sampled symbols") + "\n"
     with open(os.path.join(outdir, "results.json"), "w") as f:
-        json.dump({"meta": meta, "results": results, "perf": perf}, f, indent=1)
+        json.dump({"meta": meta, "results": results, "ratios": all_ratios(results),
+                   "perf": perf}, f, indent=1)
     with open(os.path.join(outdir, "table.txt"), "w") as f:
         f.write(text + "\n")
     plots = plot(results, outdir) or []
