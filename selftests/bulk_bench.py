@@ -3,7 +3,7 @@
 """The lock-savings benchmark: pfifo_bulk against its own bulk-off baseline
 and the stock qdiscs, in the style of the 2014 bulk-dequeue threads.
 
-Every configuration runs alternately in one session (A B C ... A B C ...),
+Every configuration runs alternately in one session (A B C, B C A, ...),
 N repetitions of S seconds each; figures are mean and standard deviation
 over the repetitions, compared as ratios measured in the same run. Each
 session has a count phase (kprobes on _raw_spin_lock and _raw_spin_trylock
@@ -788,7 +788,10 @@ def main():
                     if phase == "count" and load == "rr":
                         continue
                     for rep in range(args.reps):
-                        for cfg in args.configs:
+                        # rotated each repetition: no configuration always
+                        # follows the same one (BQL state carries over)
+                        k = rep % len(args.configs)
+                        for cfg in args.configs[k:] + args.configs[:k]:
                             fig = bench.measure(load, cfg, args.seconds,
                                                 probes if phase == "count" else None)
                             key = (scen, load, cfg)
