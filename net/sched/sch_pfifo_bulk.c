@@ -206,18 +206,21 @@ static void pfb_consumer_unlock(struct Qdisc *sch)
 		__netif_schedule(sch);
 }
 
-/* Claim a place below the limit, without a lock. The consumer's count may
- * be read a little late: then the queue looks longer than it is, never
- * shorter, so the limit holds.
+/* Claim a place below the limit, without a lock. The queue length is
+ * admitted - removed. A late view of removed makes the queue look longer
+ * than it is, never shorter, so the limit holds; a late view of admitted
+ * can make it look negative, and then the cmpxchg fails and reloads it.
  */
 static bool pfb_admit(struct pfb_sched_data *q, u32 limit)
 {
 	int n = atomic_read(&q->admitted);
 
 	do {
-		if ((u32)n - READ_ONCE(q->removed) >= limit)
+		s32 qlen = (u32)n - READ_ONCE(q->removed);
+
+		if (qlen >= (s32)limit)
 			return false;
-	} while (!atomic_try_cmpxchg(&q->admitted, &n, n + 1));
+	} while (!atomic_try_cmpxchg(&q->admitted, &n, (u32)n + 1));
 	return true;
 }
 
