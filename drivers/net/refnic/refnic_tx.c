@@ -401,6 +401,11 @@ static int refnic_rx(struct refnic_queue *q, int budget)
 	u64 bytes = 0;
 	int n = 0;
 
+	/* An empty RX ring is seen without the lock, as a driver reads the
+	 * descriptor status; the wire queues before it calls napi_schedule().
+	 */
+	if (skb_queue_empty_lockless(&q->rxq))
+		return 0;
 	__skb_queue_head_init(&list);
 	spin_lock(&q->rxq.lock);
 	while (n < budget && (skb = __skb_dequeue(&q->rxq))) {
