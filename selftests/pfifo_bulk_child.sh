@@ -7,6 +7,10 @@
 # offered == sent + dropped, the backlog drains to 0, the
 # child reports no batch control (effective mode none, no batches counted)
 # and as many packets as stock pfifo in the same place.
+# Then the children mq makes itself (net.core.default_qdisc=pfifo_bulk):
+# the core leaves these lockless (only a graft under a locked parent
+# clears TCQ_F_NOLOCK); over a 4-queue veth pair the same accounting holds
+# per child and in sum, and every child counts its batches.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
@@ -72,4 +76,44 @@ for parent in htb prio; do
 		run_child "$parent/$kind" $kind
 	done
 done
+
+mqdev=pfbmq0
+mqpeer=pfbmq1
+old_default=$(sysctl -n net.core.default_qdisc)
+defer "sysctl -qw net.core.default_qdisc=$old_default"
+check "default qdisc pfifo_bulk" sysctl -qw net.core.default_qdisc=pfifo_bulk
+ip link add $mqdev numtxqueues 4 numrxqueues 4 type veth \
+	peer name $mqpeer numtxqueues 4 numrxqueues 4
+defer "ip link del $mqdev"
+sysctl -qw net.ipv6.conf.$mqdev.disable_ipv6=1
+sysctl -qw net.ipv6.conf.$mqpeer.disable_ipv6=1
+ip link set $mqpeer up && ip link set $mqdev up
+# veth starts without a qdisc: mq creates its children from the default
+check "mq with default children" tc qdisc add dev $mqdev root handle 1: mq
+sysctl -qw net.core.default_qdisc="$old_default"
+mq=$($PFB_NL dump $mqdev)
+check_eq "mq root with 4 pfifo_bulk children" \
+	"$(jq -c '[([.[] | select(.parent == "root")][0].kind),
+		   ([.[] | select(.kind == "pfifo_bulk")] | length)]' <<< "$mq")" \
+	'["mq",4]'
+pktgen_setup $mqdev "$(cat /sys/class/net/$mqpeer/address)" "$count"
+rx0=$(link_stat $mqpeer rx_packets)
+pktgen_run
+for _ in $(seq 10); do
+	mq=$($PFB_NL dump $mqdev)
+	[ "$(jq '[.[] | select(.kind == "pfifo_bulk") | .qlen] | add' <<< "$mq")" = 0 ] && break
+	sleep 0.1
+done
+sum() { jq "[.[] | select(.kind == \"pfifo_bulk\") | $1] | add" <<< "$mq"; }
+offered=$(pktgen_offered $mqdev)
+sent=$(sum .packets)
+echo "# mq children: offered $offered sent $sent drops $(sum .drops)" \
+     "batches $(sum .xstats.batches) per child $(jq -c '[.[] | select(.kind == "pfifo_bulk") | .packets]' <<< "$mq")"
+check_eq "mq children: backlog 0 within a second" "$(sum .qlen)" 0
+check_eq "mq children: offered == sent + dropped" "$offered" "$((sent + $(sum .drops)))"
+check_eq "mq children: peer got every sent packet" \
+	"$(($(link_stat $mqpeer rx_packets) - rx0))" "$sent"
+check_eq "mq children: every child counts its batches (batch packets == sent)" \
+	"$(jq -c '[.[] | select(.kind == "pfifo_bulk") | .xstats.batch_pkts == .packets] | all' <<< "$mq")" true
+check_cmp "mq children: batch control on (batches counted)" "$(sum .xstats.batches)" ">" 0
 pfb_exit
