@@ -7,7 +7,11 @@
 # the drops are counted, the rest drains, offered == sent + dropped.
 # (2) As root, caps, limit and mode changed again and again while a
 # pktgen load (one thread per CPU) runs: the backlog still drains to 0
-# (no stall) and offered == sent + dropped + backlog.
+# (no stall) and offered == sent + dropped + backlog. (3) As root of a
+# refnic at 1 Mb/s, where the lockless enqueue fills the queue from every
+# CPU: the queue never holds more than the limit, a smaller limit trims
+# it at once (late senders can add one packet per CPU), and the
+# accounting closes.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
@@ -79,4 +83,35 @@ check "backlog 0 within a second (no stall)" wait_backlog_zero $dev 10
 check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $dev)" \
 	"$(($(pfb_stat $dev packets) + $(pfb_stat $dev drops) + $(pfb_stat $dev qlen)))"
 check_eq "xstats packets == sent" "$(xstat $dev batch_pkts)" "$(pfb_stat $dev packets)"
+
+# (3) the limit of the lockless root, under senders on every CPU
+. "$(dirname "$0")/lib_refnic.sh"
+load_module refnic
+rdev=pfbcg2
+ip link add $rdev type refnic || { echo "SKIP: no refnic"; exit $ksft_skip; }
+defer "ip link del $rdev"
+sysctl -qw net.ipv6.conf.$rdev.disable_ipv6=1
+ip link set $rdev up
+ethtool -s $rdev speed 1
+check "root pfifo_bulk limit 50" $PFB_NL add $rdev -H 1: limit 50
+pktgen_clear
+pktgen_setup $rdev 02:00:00:00:00:01 6000
+pktgen_run &
+pg=$!
+qmax=0
+for _ in $(seq 3); do
+	sleep 0.2
+	ql=$(pfb_stat $rdev qlen)
+	[ "$ql" -gt "$qmax" ] && qmax=$ql
+done
+check_cmp "queue filled under load" "$qmax" ">" 0
+check_cmp "queue never above the limit" "$qmax" "<=" 50
+check "change limit to 10 under load" $PFB_NL change $rdev limit 10
+ql=$(pfb_stat $rdev qlen)
+check_cmp "trimmed to the new limit (+1 per CPU)" "$ql" "<=" $((10 + $(nproc)))
+wait $pg
+ethtool -s $rdev speed 0
+check "backlog 0 within a second (no stall)" wait_backlog_zero $rdev 10
+check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $rdev)" \
+	"$(($(pfb_stat $rdev packets) + $(pfb_stat $rdev drops) + $(pfb_stat $rdev qlen)))"
 pfb_exit
