@@ -296,8 +296,9 @@ round_acct() {
 	round_end "$dev"
 }
 
-# A purging fault: new instance, link or carrier down and up. The load is
-# restarted after it (pktgen stops on a device without carrier).
+# hard_fault DEV [KIND]: a purging fault (new instance, link or carrier
+# down and up), of a random kind unless KIND is given. The load is restarted
+# after it (pktgen stops on a device without carrier).
 hard_fault() {
 	local dev=$1
 	if [ "$dev" = sk1a ]; then
@@ -305,7 +306,7 @@ hard_fault() {
 	else
 		pick replace delete linkdown
 	fi
-	case $REPLY in
+	case ${2:-$REPLY} in
 	replace)
 		n_reconf=$((n_reconf + 1))
 		rand_opts all
