@@ -240,7 +240,24 @@ progress() {
 	done
 	n_stalls=$((n_stalls + 1))
 	echo "# stall: $1 qdisc sent stuck at $p under load"
+	stall_dump "$1"
 	REPLY=$p
+}
+
+# stall_dump DEV: what a stall looks like from here: link, qdisc, TX queue
+# counters and BQL of DEV, pktgen threads.
+stall_dump() {
+	local b=/sys/class/net/$1/queues/tx-0/byte_queue_limits
+	{
+		ip -d link show dev "$1" | head -n 1
+		tc -s qdisc show dev "$1"
+		ethtool -S "$1" | grep -E '^ *(tx_packets|tx_stops|tx_wakes|tx_ring_full|tx_completions|napi_polls|tx_dropped):' |
+			tr -s ' \n' ' '
+		echo
+		[ -r $b/inflight ] && echo "bql inflight $(cat $b/inflight) limit $(cat $b/limit)"
+		grep -h -E 'Running|Stopped' "$PG"/kpktgend_* | tr '\n' ' '
+		echo
+	} 2>&1 | sed 's/^/# stall: /'
 }
 
 # drained DEV: the backlog (every queue) is 0 within a second.
