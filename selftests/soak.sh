@@ -200,8 +200,42 @@ pktgen_pace() {
 load_start() {
 	pktgen_setup "$1" "${macs[$1]}" 0
 	pktgen_pace "$1" "${pace[$1]}"
+	load_run "$1"
+}
+
+# pg_started DEV: the start time of each of DEV's pktgen devices in the
+# array PG_STARTED (read by the shell: no process, cheap under load).
+pg_started() {
+	local f l
+	PG_STARTED=()
+	for f in "$PG/$1"@*; do
+		while read -r l; do
+			[[ $l =~ ^started:\ ([0-9]+)us ]] && PG_STARTED+=("${BASH_REMATCH[1]}")
+		done < "$f"
+	done
+}
+
+# load_run DEV: start DEV's pktgen devices (again, as set up) and wait, at
+# most 5 s, until every thread has taken the start. A thread acts on start,
+# stop and remove requests only when it next runs, and the start request
+# returns after 125 ms without it: a thread starved longer (TCG, more
+# senders than CPUs) took a later stop first, then the start, and sent on
+# after load_stop.
+load_run() {
+	local i j s0
+	pg_started "$1"
+	s0=("${PG_STARTED[@]}")
 	pktgen_run &
 	pg_pid=$!
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.1
+		pg_started "$1"
+		for ((j = 0; j < ${#s0[@]}; j++)); do
+			[ "${PG_STARTED[j]}" != "${s0[j]}" ] || break
+		done
+		[ "$j" = ${#s0[@]} ] && return 0
+	done
+	echo "# pktgen on $1: not every thread started within 5 s"
 }
 load_stop() {
 	pg_set pgctrl stop
@@ -315,7 +349,9 @@ round_acct() {
 
 # hard_fault DEV [KIND]: a purging fault (new instance, link or carrier
 # down and up), of a random kind unless KIND is given. The load is restarted
-# after it (pktgen stops on a device without carrier).
+# after it (pktgen stops on a device without carrier), as set up: a new
+# setup would send remove requests, which a starved thread could take after
+# the devices were added again.
 hard_fault() {
 	local dev=$1
 	if [ "$dev" = sk1a ]; then
@@ -344,12 +380,12 @@ hard_fault() {
 		fault ip link set "$dev" down
 		load_stop
 		fault ip link set "$dev" up
-		load_start "$dev" ;;
+		load_run "$dev" ;;
 	carrier)
 		fault ip -n $ns link set sk1b down
 		load_stop
 		fault ip -n $ns link set sk1b up
-		load_start "$dev" ;;
+		load_run "$dev" ;;
 	esac
 }
 
