@@ -8,7 +8,7 @@
  *	pfb_load sink -p PORT [-t SECS] [-i IDLE_MS]
  *		count them and check their order: received, lost, reordered,
  *		duplicated (ends after SECS, or IDLE_MS without a datagram once
- *		the first one arrived)
+ *		the first one arrived, or on SIGTERM or SIGINT)
  *	pfb_load echo -p PORT [-t SECS]
  *		answer every datagram with itself
  *	pfb_load rr -d ADDR -p PORT [-s SIZE] [-t SECS | -n COUNT]
@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +40,13 @@ struct opts {
 };
 
 static unsigned char buf[MAX_SIZE];
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double now(void)
 {
@@ -116,14 +124,21 @@ static int sink(const struct opts *o)
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	unsigned long received = 0, reordered = 0, duplicated = 0;
 	uint64_t next = 0, seq, highest = 0;
-	double start = now();
+	struct sigaction sa = { .sa_handler = on_stop };	/* no SA_RESTART */
+	double start = now(), last = start;
 	bool any = false;
 
-	while (o->secs <= 0 || now() - start < o->secs) {
-		int r = poll(&pfd, 1, any ? o->idle_ms : 100);
+	/* A stop ends the count and still reports. Short polls: a stop that
+	 * comes before the poll, the end and the idle time are all seen
+	 * within 0.1 s.
+	 */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!stop && (o->secs <= 0 || now() - start < o->secs)) {
+		int r = poll(&pfd, 1, 100);
 		ssize_t n;
 
-		if (r == 0 && any)
+		if (r == 0 && any && (now() - last) * 1000 >= o->idle_ms)
 			break;
 		if (r <= 0)
 			continue;
@@ -133,6 +148,7 @@ static int sink(const struct opts *o)
 		memcpy(&seq, buf, sizeof(seq));
 		received++;
 		any = true;
+		last = now();
 		if (seq == next) {
 			next++;
 		} else if (seq > next) {

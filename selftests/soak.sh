@@ -13,6 +13,11 @@
 #    peer): the load keeps flowing and the backlog drains within a second;
 #  - all the time: the qdisc makes progress under load, no TX timeout, no
 #    kernel warning (and run_tests.sh checks the log);
+#  - an oversubscribed round: more senders than CPUs on one pfifo_bulk
+#    (pktgen on every CPU, UDP floods from two namespaces forwarded through
+#    it, a numbered stream) under change, replace and a reset: the stream
+#    arrives without reordering, the backlog drains within a second, the
+#    device sent at least what the sinks received;
 #  - over a refnic pair, a numbered UDP stream arrives without reordering
 #    while options change and BQL toggles;
 #  - only CAP_NET_ADMIN changes anything: an unprivileged user is refused by
@@ -21,9 +26,12 @@
 #  - the qdisc module refuses to unload while in use and keeps working; both
 #    modules unload at the end and skbuff_head_cache returns to baseline.
 # Ends with one line of figures: packets sent, faults injected, fuzzed
-# messages, reconfigurations, packets unaccounted (0), stalls (0).
+# messages, reconfigurations, packets unaccounted (0), stalls (0), and of
+# the oversubscribed round: senders, packets forwarded, the stream received
+# (reordered 0, duplicated 0).
 #
-#	soak.sh [-t SECS] [-s SEED]	fault phase length (default
+#	soak.sh [-t SECS] [-s SEED]	fault phase length, and that of
+#					the oversubscribed round (default
 #					PFB_SOAK_SECS or 10 s), seed (PFB_SEED)
 
 . "$(dirname "$0")/lib.sh"
@@ -74,7 +82,8 @@ declare -A bqlst=([sk1a]=on [sk4]=on) pace=([sk1a]=400000 [sk4]=200000)
 tx0=$(($(link_stat sk1a tx_packets) + $(link_stat sk4 tx_packets)))
 
 n_faults=0 n_fuzz=0 n_fuzz_ok=0 n_reconf=0 n_unacc=0 n_stalls=0 n_failed=0 n_warn=0
-n_acct=0 n_chaos=0 n_backlog=0
+n_acct=0 n_chaos=0 n_backlog=0 n_oversub=0
+n_senders=0 n_fwd=0 n_rcv=0 n_reord=0 n_dup=0
 pg_pid=
 defer "rm -f /tmp/soak-err.$$"
 
@@ -200,26 +209,60 @@ pktgen_pace() {
 load_start() {
 	pktgen_setup "$1" "${macs[$1]}" 0
 	pktgen_pace "$1" "${pace[$1]}"
+	load_run "$1"
+}
+
+# pg_started DEV: the start time of each of DEV's pktgen devices in the
+# array PG_STARTED (read by the shell: no process, cheap under load).
+pg_started() {
+	local f l
+	PG_STARTED=()
+	for f in "$PG/$1"@*; do
+		while read -r l; do
+			[[ $l =~ ^started:\ ([0-9]+)us ]] && PG_STARTED+=("${BASH_REMATCH[1]}")
+		done < "$f"
+	done
+}
+
+# load_run DEV: start DEV's pktgen devices (again, as set up) and wait, at
+# most 5 s, until every thread has taken the start. A thread acts on start,
+# stop and remove requests only when it next runs, and the start request
+# returns after 125 ms without it: a thread starved longer (TCG, more
+# senders than CPUs) took a later stop first, then the start, and sent on
+# after load_stop.
+load_run() {
+	local i j s0
+	pg_started "$1"
+	s0=("${PG_STARTED[@]}")
 	pktgen_run &
 	pg_pid=$!
+	for ((i = 0; i < 50; i++)); do
+		sleep 0.1
+		pg_started "$1"
+		for ((j = 0; j < ${#s0[@]}; j++)); do
+			[ "${PG_STARTED[j]}" != "${s0[j]}" ] || break
+		done
+		[ "$j" = ${#s0[@]} ] && return 0
+	done
+	echo "# pktgen on $1: not every thread started within 5 s"
 }
 load_stop() {
 	pg_set pgctrl stop
 	wait $pg_pid
 }
 
-# snap DEV: sent, dropped and backlog (packets) of the root qdisc in
-# $S_SENT, $S_DROPS, $S_QLEN, from one "tc -s" (no jq: under load on TCG
-# every process costs a second).
+# snap DEV: sent, dropped and backlog (packets; and bytes as printed) of
+# the root qdisc in $S_SENT, $S_DROPS, $S_QLEN ($S_BYTES), from one "tc -s"
+# (no jq: under load on TCG every process costs a second).
 snap() {
 	local l
-	S_SENT= S_DROPS= S_QLEN=
+	S_SENT= S_DROPS= S_QLEN= S_BYTES=
 	while read -r l; do
 		if [ -z "$S_SENT" ] &&
 		   [[ $l =~ ^Sent\ [0-9]+\ bytes\ ([0-9]+)\ pkt\ \(dropped\ ([0-9]+), ]]; then
 			S_SENT=${BASH_REMATCH[1]} S_DROPS=${BASH_REMATCH[2]}
-		elif [ -z "$S_QLEN" ] && [[ $l =~ ^backlog\ [^\ ]+\ ([0-9]+)p ]]; then
-			S_QLEN=${BASH_REMATCH[1]}
+		elif [ -z "$S_QLEN" ] && [[ $l =~ ^backlog\ ([^\ ]+)\ ([0-9]+)p ]]; then
+			S_BYTES=${BASH_REMATCH[1]} S_QLEN=${BASH_REMATCH[2]}
 		fi
 	done < <(tc -s qdisc show dev "$1")
 	[ -n "$S_SENT" ] && [ -n "$S_QLEN" ]
@@ -240,7 +283,24 @@ progress() {
 	done
 	n_stalls=$((n_stalls + 1))
 	echo "# stall: $1 qdisc sent stuck at $p under load"
+	stall_dump "$1"
 	REPLY=$p
+}
+
+# stall_dump DEV: what a stall looks like from here: link, qdisc, TX queue
+# counters and BQL of DEV, pktgen threads.
+stall_dump() {
+	local b=/sys/class/net/$1/queues/tx-0/byte_queue_limits
+	{
+		ip -d link show dev "$1" | head -n 1
+		tc -s qdisc show dev "$1"
+		ethtool -S "$1" | grep -E '^ *(tx_packets|tx_stops|tx_wakes|tx_ring_full|tx_completions|napi_polls|tx_dropped):' |
+			tr -s ' \n' ' '
+		echo
+		[ -r $b/inflight ] && echo "bql inflight $(cat $b/inflight) limit $(cat $b/limit)"
+		grep -h -E 'Running|Stopped' "$PG"/kpktgend_* | tr '\n' ' '
+		echo
+	} 2>&1 | sed 's/^/# stall: /'
 }
 
 # drained DEV: the backlog (every queue) is 0 within a second.
@@ -296,8 +356,11 @@ round_acct() {
 	round_end "$dev"
 }
 
-# A purging fault: new instance, link or carrier down and up. The load is
-# restarted after it (pktgen stops on a device without carrier).
+# hard_fault DEV [KIND]: a purging fault (new instance, link or carrier
+# down and up), of a random kind unless KIND is given. The load is restarted
+# after it (pktgen stops on a device without carrier), as set up: a new
+# setup would send remove requests, which a starved thread could take after
+# the devices were added again.
 hard_fault() {
 	local dev=$1
 	if [ "$dev" = sk1a ]; then
@@ -305,7 +368,7 @@ hard_fault() {
 	else
 		pick replace delete linkdown
 	fi
-	case $REPLY in
+	case ${2:-$REPLY} in
 	replace)
 		n_reconf=$((n_reconf + 1))
 		rand_opts all
@@ -326,12 +389,12 @@ hard_fault() {
 		fault ip link set "$dev" down
 		load_stop
 		fault ip link set "$dev" up
-		load_start "$dev" ;;
+		load_run "$dev" ;;
 	carrier)
 		fault ip -n $ns link set sk1b down
 		load_stop
 		fault ip -n $ns link set sk1b up
-		load_start "$dev" ;;
+		load_run "$dev" ;;
 	esac
 }
 
@@ -357,6 +420,174 @@ round_chaos() {
 	round_end "$dev"
 }
 
+# sender_ns NS N: namespace NS behind the veth pair skvN (here, 10.78.N.1)
+# and skvNp (in NS, 10.78.N.2), its default route through us, our address
+# resolved statically.
+sender_ns() {
+	local sns=$1 n=$2
+	netns_add "$sns" && veth_pair skv$n skv${n}p || return 1
+	ip link set skv${n}p netns "$sns" &&
+	ip netns exec "$sns" sysctl -qw net.ipv6.conf.skv${n}p.disable_ipv6=1 &&
+	ip addr add 10.78.$n.1/24 dev skv$n &&
+	ip -n "$sns" addr add 10.78.$n.2/24 dev skv${n}p &&
+	ip -n "$sns" link set skv${n}p up &&
+	ip -n "$sns" route add default via 10.78.$n.1 &&
+	ip -n "$sns" neigh replace 10.78.$n.1 dev skv${n}p nud permanent \
+		lladdr "$(cat /sys/class/net/skv$n/address)"
+}
+
+# fwd_paths: the way from the senders over sk1a to 10.79.0.2 (on sk1b in
+# $ns) and back, with static neighbours: no ARP through a saturated qdisc,
+# and no packet waiting for one. Such a packet leaves from the neighbour's
+# queue, sent by whoever resolves it, after newer ones that found the
+# neighbour resolved: a reordering before the qdisc. So the neighbour comes
+# first, then the route (via it, not the connected route, which a link up
+# brings back at once). A link down flushes both, a carrier down the ones
+# in $ns: set again after every hard fault.
+fwd_paths() {
+	ip neigh replace 10.77.0.2 dev sk1a nud permanent lladdr "$mac1" &&
+	ip route replace 10.79.0.0/24 via 10.77.0.2 dev sk1a &&
+	ip -n $ns neigh replace 10.77.0.1 dev sk1b nud permanent \
+		lladdr "$(cat /sys/class/net/sk1a/address)" &&
+	ip -n $ns route replace 10.78.0.0/16 via 10.77.0.1 dev sk1b
+}
+
+# pg_running DEV: how many of DEV's pktgen devices run, in $REPLY.
+pg_running() {
+	local f l w
+	REPLY=0
+	for f in "$PG"/kpktgend_*; do
+		while read -r l; do
+			[[ $l == Running:* ]] || continue
+			for w in ${l#Running:}; do
+				[[ $w == "$1"@* ]] && REPLY=$((REPLY + 1))
+			done
+		done < "$f"
+	done
+}
+
+# ip_forwarded: the ForwDatagrams counter of this namespace.
+ip_forwarded() {
+	awk '$1 == "Ip:" { if (!c) { for (i = 2; i <= NF; i++) if ($i == "ForwDatagrams") c = i; next }
+			   print $c }' /proc/net/snmp
+}
+
+# The oversubscribed round: more senders than CPUs on one pfifo_bulk, the
+# root of sk1a (one TX queue): pktgen on every CPU, two UDP floods from
+# each of two namespaces (skf1, skf2) routed through this one over sk1a to
+# sinks in $ns, and a numbered stream from skf1 whose sink checks the
+# order. The stream's sender is pinned to CPU 0: its packets then pass one
+# CPU's backlog and reach the qdisc in the order sent. The senders run at
+# nice 10, so that the faults and checks get the CPU they need. Change,
+# replace and a reset (link or carrier down and up), then random soft and
+# hard faults hit the qdisc until the load ends (no nl_fuzz burst: too slow
+# here). Forwarded traffic has no exact offered count (the veth, the
+# backlog and the route drop some before the qdisc): instead the backlog
+# drains within a second, and the device sent at least what the sinks
+# received.
+round_oversub() {
+	local dev=sk1a os=/tmp/soak-os.$$ fwd0 p n k=0 bad=0 rc rcv rcv1 rcv2 tx fl0=$n_failed
+	local r="round $((n_acct + n_chaos + 1)) $dev oversubscribed"
+	local sink_pids=() flood_pids=() stream_pid kind
+
+	n_oversub=$((n_oversub + 1))
+	fwd0=$(sysctl -n net.ipv4.ip_forward)
+	defer "sysctl -qw net.ipv4.ip_forward=$fwd0"
+	defer "rm -f $os.*"
+	check "sender namespace skf1" sender_ns skf1 1
+	check "sender namespace skf2" sender_ns skf2 2
+	check "10.79.0.2 on sk1b" ip -n $ns addr add 10.79.0.2/32 dev sk1b
+	check "routes and static neighbours over $dev" fwd_paths
+	sysctl -qw net.ipv4.ip_forward=1
+	pick on off
+	n_reconf=$((n_reconf + 1))
+	ethtool --set-priv-flags $dev bql $REPLY
+	bqlst[$dev]=$REPLY
+	fresh_qdisc $dev || { n_failed=$((n_failed + 1)); return; }
+	# Port 7008: the numbered stream; 7011, 7012: the floods of skf1, skf2.
+	# The sinks count until stopped once the load is over (-t: a bound).
+	for p in 7008 7011 7012; do
+		ip netns exec $ns "$pfbload" sink -p $p -t $((secs + 60)) -i 60000 > $os.sink$p &
+		sink_pids+=($!)
+	done
+	sleep 0.5
+	tx=$(link_stat $dev tx_packets) n_fwd=$(ip_forwarded)
+	load_start $dev
+	ip netns exec skf1 nice -n 10 taskset -c 0 \
+		"$pfbload" stream -d 10.79.0.2 -p 7008 -t "$secs" > $os.stream &
+	stream_pid=$!
+	for n in 1 2 1 2; do
+		ip netns exec skf$n nice -n 10 \
+			"$pfbload" stream -d 10.79.0.2 -p 701$n -t "$secs" > /dev/null &
+		flood_pids+=($!)
+	done
+	echo "# $r: pktgen on $(nproc) CPUs, ${#flood_pids[@]} floods and a stream, at ${SECONDS}s"
+	# Change, replace and a reset (link or carrier down and up) first,
+	# then random faults until the stream ends.
+	while [ $k -lt 3 ] || kill -0 $stream_pid 2>/dev/null; do
+		case $k in
+		0) REPLY=change ;;
+		1) REPLY=replace ;;
+		2) pick linkdown carrier ;;
+		*) pick change bulkctl bql ring coalesce replace delete linkdown carrier ;;
+		esac
+		k=$((k + 1))
+		sleep 0.3
+		if [ $k = 1 ]; then
+			# Senders at work at once, before the first fault.
+			kind=$REPLY
+			pg_running $dev
+			n_senders=$REPLY
+			for p in $stream_pid "${flood_pids[@]}"; do
+				kill -0 $p 2>/dev/null && n_senders=$((n_senders + 1))
+			done
+			REPLY=$kind
+		fi
+		echo "# $r: $REPLY at ${SECONDS}s"
+		case $REPLY in
+		change|bulkctl|bql|ring|coalesce)
+			soft_fault $dev $REPLY ;;
+		*)
+			hard_fault $dev $REPLY
+			fwd_paths || { n_failed=$((n_failed + 1)); echo "# routes over $dev not restored"; } ;;
+		esac
+		snap $dev
+		progress $dev "$S_SENT" 30
+	done
+	wait $stream_pid
+	rc=$?
+	for p in "${flood_pids[@]}"; do
+		wait $p || bad=$((bad + 1))
+	done
+	load_stop
+	check "$r: backlog 0 within a second" drained $dev
+	check_eq "$r: then backlog and qlen" "$S_BYTES $S_QLEN" "0b 0"
+	sleep 0.5
+	kill -TERM "${sink_pids[@]}"
+	for p in "${sink_pids[@]}"; do
+		wait $p
+	done
+	sysctl -qw net.ipv4.ip_forward=$fwd0
+	n_fwd=$(($(ip_forwarded) - n_fwd))
+	tx=$(($(link_stat $dev tx_packets) - tx))
+	read -r n_rcv n_reord n_dup rcv1 rcv2 < <(jq -rs \
+		'"\(.[0].received) \(.[0].reordered) \(.[0].duplicated) \(.[1].received) \(.[2].received)"' \
+		$os.sink7008 $os.sink7011 $os.sink7012)
+	rcv=$((n_rcv + rcv1 + rcv2))
+	echo "# $r: $k faults, forwarded $n_fwd, $dev sent $tx, stream $(<$os.stream)," \
+		"sink $(<$os.sink7008), floods received: skf1 $rcv1, skf2 $rcv2, at ${SECONDS}s"
+	check_cmp "$r: more senders at work at once than CPUs" "$n_senders" ">" "$(nproc)"
+	check_eq "$r: the numbered stream and the floods ran to their end" "$rc $bad" "0 0"
+	check_cmp "$r: sink received the numbered stream" "$n_rcv" ">" 200
+	check_eq "$r: nothing reordered or duplicated" "$n_reord $n_dup" "0 0"
+	check_cmp "$r: floods from skf1 arrived" "$rcv1" ">" 0
+	check_cmp "$r: floods from skf2 arrived" "$rcv2" ">" 0
+	check_cmp "$r: forwarded at least what the sinks received" "$n_fwd" ">=" "$rcv"
+	check_cmp "$r: $dev sent at least what the sinks received" "$tx" ">=" "$rcv"
+	check_eq "$r: no fault command failed" $((n_failed - fl0)) 0
+	round_end $dev
+}
+
 # --- fault phase: accounting rounds over the matrix, a chaos round after
 # every second one, until SECS have passed; at least two accounting rounds
 # (1 queue with BQL on, 4 queues with BQL off; faults toggle BQL in both)
@@ -369,6 +600,7 @@ while [ $((SECONDS - start)) -lt "$secs" ] || [ $r -lt 2 ]; do
 	r=$((r + 1))
 	[ $((r % 2)) = 0 ] && { pick sk1a sk4; round_chaos $REPLY; }
 done
+round_oversub
 pktgen_clear
 check_cmp "a backlog built up under load (snapshots with backlog)" "$n_backlog" ">" 0
 check_eq "no fault command failed" "$n_failed" 0
@@ -470,8 +702,10 @@ sent=$(($(link_stat sk1a tx_packets) + $(link_stat sk4 tx_packets) - tx0))
 check_eq "packets unaccounted" "$n_unacc" 0
 check_eq "stalls" "$n_stalls" 0
 echo "# figures: packets sent $sent, faults injected $n_faults, fuzzed messages $n_fuzz," \
-	"reconfigurations $n_reconf, packets unaccounted $n_unacc, stalls $n_stalls" \
-	"($n_acct accounting + $n_chaos chaos rounds, seed $seed, ${secs}s)"
+	"reconfigurations $n_reconf, packets unaccounted $n_unacc, stalls $n_stalls," \
+	"senders $n_senders on $(nproc) CPUs, forwarded $n_fwd, stream received $n_rcv" \
+	"(reordered $n_reord, duplicated $n_dup)" \
+	"($n_acct accounting + $n_chaos chaos + $n_oversub oversubscribed rounds, seed $seed, ${secs}s)"
 check "devices deleted" eval "ip link del sk1a && ip link del sk4"
 check "sch_pfifo_bulk unloads" rmmod sch_pfifo_bulk
 check "refnic unloads" rmmod refnic
