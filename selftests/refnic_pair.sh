@@ -102,8 +102,27 @@ wait $tcp_pid
 check_eq "TCP: 4 MB arrive intact" "$(cat /tmp/rfp_tcp)" "$sent"
 rm -f /tmp/rfp_udp /tmp/rfp_tcp
 
+# pair_counters: both ends' packet counters, one line
+pair_counters() {
+	echo "$(ethtool_stat $a tx_packets) $(ethtool_stat $a rx_packets)" \
+	     "$(refnic_stat $b tx_packets $ns) $(refnic_stat $b rx_packets $ns)"
+}
+# pair_settled: the counters stopped moving (a late ACK or FIN sent between
+# two reads would otherwise look like a lost or an invented frame)
+pair_settled() {
+	local c0 c1 i
+	c1=$(pair_counters)
+	for i in $(seq 20); do
+		sleep 0.2
+		c0=$c1 c1=$(pair_counters)
+		[ "$c0" = "$c1" ] && return 0
+	done
+	return 1
+}
+
 check "$a drained" refnic_quiesce $a
 check "$b drained" refnic_quiesce $b $ns
+check "traffic over" pair_settled
 check_eq "nothing dropped on $a" "$(ethtool_stat $a rx_dropped)/$(ethtool_stat $a tx_dropped)" 0/0
 check_eq "nothing dropped on $b" "$(refnic_stat $b rx_dropped $ns)/$(refnic_stat $b tx_dropped $ns)" 0/0
 check_eq "$a sent = $b received" "$(ethtool_stat $a tx_packets)" "$(refnic_stat $b rx_packets $ns)"
