@@ -17,11 +17,13 @@ require_tracing() {
 
 # --- batch sizes: hist:keys=packets on qdisc:qdisc_dequeue ------------------
 pfb_batch_trigger=
-# batch_trace_start DEV: count batch sizes of the root qdisc of DEV.
+# batch_trace_start DEV: count batch sizes of the qdiscs of DEV. Every
+# qdisc run ends with a dequeue that finds nothing; the tracepoint reports it
+# with packets 1 and skbaddr 0, so only events with an skb are batches.
 batch_trace_start() {
 	local idx
 	idx=$(cat "/sys/class/net/$1/ifindex")
-	pfb_batch_trigger="hist:keys=packets:vals=hitcount:size=2048 if ifindex == $idx && packets > 0"
+	pfb_batch_trigger="hist:keys=packets:vals=hitcount:size=2048 if ifindex == $idx && skbaddr != 0"
 	echo "$pfb_batch_trigger" > "$TRACEFS/events/qdisc/qdisc_dequeue/trigger"
 	defer batch_trace_stop
 }
@@ -134,12 +136,30 @@ pfb_stat() {
 	$PFB_NL dump "$1" | jq -r --arg k "$2" '[.[] | select(.parent == "root")][0][$k]'
 }
 
-# wait_backlog_zero DEV [TRIES]: poll the root qdisc queue every 0.1 s.
-wait_backlog_zero() {
-	local i
-	for ((i = 0; i < ${2:-10}; i++)); do
-		[ "$(pfb_stat "$1" qlen)" = 0 ] && return 0
+# wait_tx_settled DEV [TENTHS]: wait until the device's tx_packets (sysfs)
+# has not moved for a second, at most TENTHS tenths of a second (default
+# 100). Only observes: a netlink dump of the qdisc could reschedule it and
+# so hide the very stall a test looks for.
+wait_tx_settled() {
+	local dev=$1 i still=0 last now
+	last=$(link_stat "$dev" tx_packets)
+	for ((i = 0; i < ${2:-100}; i++)); do
 		sleep 0.1
+		now=$(link_stat "$dev" tx_packets)
+		if [ "$now" = "$last" ]; then
+			still=$((still + 1))
+			[ $still -ge 10 ] && return 0
+		else
+			still=0
+			last=$now
+		fi
 	done
 	return 1
+}
+
+# wait_backlog_zero DEV [TENTHS]: the root qdisc drained. Waits without
+# touching the qdisc (wait_tx_settled), then reads its queue length once.
+wait_backlog_zero() {
+	wait_tx_settled "$1" "${2:-100}"
+	[ "$(pfb_stat "$1" qlen)" = 0 ]
 }

@@ -39,7 +39,7 @@ run_child() {
 	local name=$1 kind=$2 offered sent drops rx0 rx
 	rx0=$(link_stat $peer rx_packets)
 	pktgen_run
-	check "$name: backlog 0 within a second" wait_backlog_zero $dev 10
+	check "$name: drained to backlog 0" wait_backlog_zero $dev
 	offered=$(pktgen_offered $dev)
 	sent=$(child_stat 10: packets)
 	drops=$(child_stat 10: drops)

@@ -690,7 +690,7 @@ tc qdisc del dev sk1a root
 tc qdisc add dev sk1a root handle 1: pfifo_bulk limit 1000
 pktgen_setup sk1a "$mac1" 300
 pktgen_run
-check "backlog 0 within a second after a short load" drained sk1a
+check "drained to backlog 0 after a short load" drained sk1a
 offered=$(pktgen_offered sk1a)
 check_eq "still accounts: offered == sent + dropped" "$offered" \
 	"$(($(qdisc_stat sk1a packets) + $(qdisc_stat sk1a drops)))"
