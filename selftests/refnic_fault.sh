@@ -24,7 +24,7 @@ load_module refnic
 a=rffa0
 b=rffb0
 ns=rffns
-n=2000
+n=1000
 check "pair" refnic_pair $a $b $ns
 busy=$(refnic_dbg $a busy_every)
 stop=$(refnic_dbg $a stop_every)
@@ -47,28 +47,41 @@ check "pfifo root on $a" tc qdisc replace dev $a root pfifo limit 100000
 check "line rate 10 Mb/s" ethtool -s $a speed 10
 bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
 
-# load: pktgen sends $n frames per CPU from $a to $b; the deltas of the
-# qdisc's and the driver's counters in d_sent, d_requeues, d_drops, d_tx,
-# d_busy, d_stop, d_wakes, d_doorbells.
-load() {
-	local q0 r0 x0 t0 b0 s0 w0 db0
+# snap: the counters load compares, from one ethtool -S and one tc -s, in
+# the array S (qdisc sent, requeues, drops; driver tx_packets,
+# tx_fault_busy, tx_fault_stop, tx_wakes, tx_doorbells).
+declare -A S
+snap() {
+	local k v
+	while read -r k v; do
+		S[${k%:}]=$v
+	done < <(ethtool -S $a | grep -E '^ *(tx_packets|tx_fault_busy|tx_fault_stop|tx_wakes|tx_doorbells):')
+	read -r S[sent] S[requeues] S[drops] < <(tc -s -j qdisc show dev $a |
+		jq -r '.[] | select(.root == true) | "\(.packets) \(.requeues) \(.drops)"')
+}
 
-	q0=$(qdisc_stat $a packets) r0=$(qdisc_stat $a requeues) x0=$(qdisc_stat $a drops)
-	t0=$(ethtool_stat $a tx_packets) b0=$(ethtool_stat $a tx_fault_busy)
-	s0=$(ethtool_stat $a tx_fault_stop) w0=$(ethtool_stat $a tx_wakes)
-	db0=$(ethtool_stat $a tx_doorbells)
+# load: pktgen sends $n frames per CPU from $a to $b; the deltas of the
+# counters in D (see snap).
+declare -A D
+load() {
+	local k
+	declare -A S0
+
+	snap
+	for k in "${!S[@]}"; do
+		S0[$k]=${S[$k]}
+	done
 	refnic_pktgen $a queue_xmit $n 1 "$bmac" 10.77.0.2
 	refnic_quiesce $a
-	d_sent=$(($(qdisc_stat $a packets) - q0))
-	d_requeues=$(($(qdisc_stat $a requeues) - r0))
-	d_drops=$(($(qdisc_stat $a drops) - x0))
-	d_tx=$(($(ethtool_stat $a tx_packets) - t0))
-	d_busy=$(($(ethtool_stat $a tx_fault_busy) - b0))
-	d_stop=$(($(ethtool_stat $a tx_fault_stop) - s0))
-	d_wakes=$(($(ethtool_stat $a tx_wakes) - w0))
-	d_doorbells=$(($(ethtool_stat $a tx_doorbells) - db0))
+	snap
+	for k in "${!S[@]}"; do
+		D[$k]=$((S[$k] - S0[$k]))
+	done
+	d_sent=${D[sent]} d_requeues=${D[requeues]} d_drops=${D[drops]}
+	d_tx=${D[tx_packets]} d_busy=${D[tx_fault_busy]} d_stop=${D[tx_fault_stop]}
+	d_wakes=${D[tx_wakes]}
 	echo "# $1: qdisc sent $d_sent (requeues $d_requeues, drops $d_drops)," \
-		"driver took $d_tx (doorbells $d_doorbells), faults busy $d_busy stop $d_stop, wakes $d_wakes"
+		"driver took $d_tx (doorbells ${D[tx_doorbells]}), faults busy $d_busy stop $d_stop, wakes $d_wakes"
 }
 
 # lossless WHAT: what every load must show.
