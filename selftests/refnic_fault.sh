@@ -64,14 +64,22 @@ snap() {
 # counters in D (see snap).
 declare -A D
 load() {
-	local k
+	local k i pid
 	declare -A S0
 
 	snap
 	for k in "${!S[@]}"; do
 		S0[$k]=${S[$k]}
 	done
-	refnic_pktgen $a queue_xmit $n 1 "$bmac" 10.77.0.2
+	refnic_pktgen $a queue_xmit $n 1 "$bmac" 10.77.0.2 &
+	pid=$!
+	# a lost wake-up stalls the queue: give up after a minute
+	for ((i = 0; i < 600; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 $pid 2>/dev/null && echo "# $1: pktgen still sending after 60 s: a stall"
+	refnic_pktgen_end $pid
 	refnic_quiesce $a
 	snap
 	for k in "${!S[@]}"; do
