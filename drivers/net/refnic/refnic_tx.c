@@ -363,8 +363,9 @@ static void refnic_wire_flush(struct refnic_queue *q)
 	refnic_wire_ctx_done(q, &c);
 	rcu_read_unlock();
 	local_bh_enable();
-	q->tail = wire;
-	q->wire = wire;
+	WRITE_ONCE(q->tail, wire);
+	/* NAPI, not yet disabled, may complete these already */
+	smp_store_release(&q->wire, wire);
 }
 
 /* ---- transmit ---------------------------------------------------------- */
