@@ -37,11 +37,13 @@ require_cmd() {
 
 # load_module NAME: the module built in this checkout when it was built for
 # the running kernel, else the installed one (modprobe). Skips the test when
-# neither exists. Unloaded at exit if we loaded it.
+# neither exists. Unloaded at exit if we loaded it. PFB_QDISC_KO=FILE loads
+# that build of sch_pfifo_bulk instead (another revision's, or one broken on
+# purpose to see a test fail).
 load_module() {
 	local name=$1 ko
 	case $name in
-	sch_pfifo_bulk) ko=$PFB_TOP/net/sched/sch_pfifo_bulk.ko ;;
+	sch_pfifo_bulk) ko=${PFB_QDISC_KO:-$PFB_TOP/net/sched/sch_pfifo_bulk.ko} ;;
 	refnic) ko=$PFB_TOP/drivers/net/refnic/refnic.ko ;;
 	*) ko= ;;
 	esac

@@ -50,6 +50,45 @@ batch_buckets() {
 	     END { for (k = 0; k < 8; k++) printf "%d%s", c[k], k < 7 ? " " : "\n" }'
 }
 
+# --- every batch with its packets' lengths: the tracepoints' events ---------
+# Single-threaded TCG only, as any tracepoint enabling (text patching).
+pfb_events_on=
+# batch_events_start DEV: record qdisc:qdisc_dequeue (batches, skbaddr != 0)
+# and net:net_dev_start_xmit (their packets) of DEV in the trace buffer.
+batch_events_start() {
+	local idx ev
+	idx=$(cat "/sys/class/net/$1/ifindex")
+	echo 0 > "$TRACEFS/tracing_on"
+	echo 16384 > "$TRACEFS/buffer_size_kb"
+	echo > "$TRACEFS/trace"
+	echo "ifindex == $idx && skbaddr != 0" > "$TRACEFS/events/qdisc/qdisc_dequeue/filter"
+	echo "name == \"$1\"" > "$TRACEFS/events/net/net_dev_start_xmit/filter"
+	for ev in qdisc/qdisc_dequeue net/net_dev_start_xmit; do
+		echo 1 > "$TRACEFS/events/$ev/enable"
+	done
+	pfb_events_on=1
+	defer batch_events_stop
+	echo 1 > "$TRACEFS/tracing_on"
+}
+batch_events_stop() {
+	local ev
+	[ -n "$pfb_events_on" ] || return 0
+	for ev in qdisc/qdisc_dequeue net/net_dev_start_xmit; do
+		echo 0 > "$TRACEFS/events/$ev/enable"
+		echo 0 > "$TRACEFS/events/$ev/filter"
+	done
+	pfb_events_on=
+}
+# batch_events_read DEV [BULK_BYTES]: stop recording and print the batches
+# as pfb_batches.py sees them (JSON). Fails when the buffer overflowed.
+batch_events_read() {
+	local lost
+	batch_events_stop
+	lost=$(cat "$TRACEFS"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { s += $2 } END { print s + 0 }')
+	[ "$lost" = 0 ] || { echo "trace buffer overran: $lost events lost" >&2; return 1; }
+	python3 "$PFB_TOP/selftests/pfb_batches.py" "$TRACEFS/trace" "$@"
+}
+
 # --- spin-lock count: kprobe on _raw_spin_lock ----------------------------
 pfb_lock_on=
 lock_count_start() {
@@ -93,25 +132,37 @@ pg_set() {
 # pktgen_setup DEV DSTMAC COUNT [SIZE]: one queue_xmit thread per CPU, each
 # its own UDP source port (flow 9000 + cpu), COUNT packets each.
 pktgen_setup() {
-	local dev=$1 mac=$2 count=$3 size=${4:-60} cpu
+	pktgen_flows "$1" "$2" "$3" 1 "${4:-60}"
+}
+# pktgen_flows DEV DSTMAC COUNT PER_CPU SIZE...: PER_CPU flows on each CPU's
+# queue_xmit thread, COUNT packets each. Flow k (k = cpu * PER_CPU + i) has
+# UDP source port 9000 + k and the size SIZE[k % number of sizes]; each
+# flow numbers its packets (pktgen's header), so order is per flow.
+pktgen_flows() {
+	local dev=$1 mac=$2 count=$3 per=$4 cpu i k=0 pd
+	shift 4
+	local sizes=("$@")
 	modprobe pktgen || { echo "SKIP: no pktgen"; exit $ksft_skip; }
 	defer pktgen_clear
 	pg_set pgctrl reset
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
 		pg_set "kpktgend_$cpu" rem_device_all
-		pg_set "kpktgend_$cpu" "add_device $dev@$cpu"
-		pg_set "$dev@$cpu" "xmit_mode queue_xmit"
-		pg_set "$dev@$cpu" "count $count"
-		pg_set "$dev@$cpu" "pkt_size $size"
-		pg_set "$dev@$cpu" "clone_skb 0"
-		pg_set "$dev@$cpu" "burst 1"
-		pg_set "$dev@$cpu" "delay 0"
-		pg_set "$dev@$cpu" "dst 198.51.100.2"
-		pg_set "$dev@$cpu" "dst_mac $mac"
-		pg_set "$dev@$cpu" "udp_src_min $((9000 + cpu))"
-		pg_set "$dev@$cpu" "udp_src_max $((9000 + cpu))"
-		pg_set "$dev@$cpu" "udp_dst_min 9"
-		pg_set "$dev@$cpu" "udp_dst_max 9"
+		for ((i = 0; i < per; i++, k++)); do
+			pd=$dev@$k
+			pg_set "kpktgend_$cpu" "add_device $pd"
+			pg_set "$pd" "xmit_mode queue_xmit"
+			pg_set "$pd" "count $count"
+			pg_set "$pd" "pkt_size ${sizes[k % ${#sizes[@]}]}"
+			pg_set "$pd" "clone_skb 0"
+			pg_set "$pd" "burst 1"
+			pg_set "$pd" "delay 0"
+			pg_set "$pd" "dst 198.51.100.2"
+			pg_set "$pd" "dst_mac $mac"
+			pg_set "$pd" "udp_src_min $((9000 + k))"
+			pg_set "$pd" "udp_src_max $((9000 + k))"
+			pg_set "$pd" "udp_dst_min 9"
+			pg_set "$pd" "udp_dst_max 9"
+		done
 	done
 }
 # pktgen_run: start all threads, return when all sent their COUNT.

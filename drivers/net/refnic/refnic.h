@@ -13,7 +13,6 @@
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
-#include <linux/pkt_sched_pfifo_bulk.h>
 
 #define DRV_NAME		"refnic"
 
@@ -42,8 +41,11 @@ enum {
 
 #define REFNIC_INFO_MAX		(__REFNIC_INFO_MAX - 1)
 
-/* Packets-per-doorbell histogram: the same buckets as pfifo_bulk's. */
-#define REFNIC_HIST_BUCKETS	TC_PFIFO_BULK_HIST_BUCKETS
+/* Packets-per-doorbell histogram, buckets 1, 2, 3-4, 5-8, 9-16, 17-32,
+ * 33-64 and 65+: the buckets of pfifo_bulk's batch histogram, so that the
+ * two can be compared bucket by bucket.
+ */
+#define REFNIC_HIST_BUCKETS	8
 
 /* Counters written by ndo_start_xmit (and ndo_tx_timeout, which runs with
  * the queues frozen), which the TX queue's xmit lock serialises.

@@ -52,8 +52,8 @@ static unsigned int refnic_hist_bucket(u32 pkts)
 {
 	/* 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65+ */
 	if (pkts <= 1)
-		return TC_PFIFO_BULK_HIST_1;
-	return min_t(unsigned int, fls(pkts - 1), TC_PFIFO_BULK_HIST_65_UP);
+		return 0;
+	return min_t(unsigned int, fls(pkts - 1), REFNIC_HIST_BUCKETS - 1);
 }
 
 /* ---- BQL helpers ------------------------------------------------------- */
