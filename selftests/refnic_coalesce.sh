@@ -4,10 +4,11 @@
 # Completion coalescing delays completions, never transmission. On a pair
 # whose sender coalesces completions to 10 ms (tx-usecs 10000, tx-frames
 # 4096) on a 1 Mb/s line, a trickle of 1000 frames 2 ms apart (a third of
-# the line) reaches the peer frame by frame: RX polls at least 4/5 of the
+# the line) reaches the peer frame by frame: RX polls at least 3/5 of the
 # frames, while the sender's completion polls stay under half of them.
 # (A wire that waited for the coalescing timer before fetching a new
-# doorbell's frames delivered them in bunches of 10 ms, several to a poll.)
+# doorbell's frames delivered them in bunches of 10 ms: main had 0.38 RX
+# polls per frame, this driver 0.87 to 1.00 under TCG on a loaded host.)
 # Then a flood right after a trickle: the line carries no more than its
 # rate over the window (plus the slack of refnic_line_max): line time the
 # trickle left unused is not banked. Also ethtool -C as the uapi defines
@@ -56,7 +57,7 @@ rp=$(($(refnic_stat $b napi_polls $ns) - rp0))
 tp=$(($(ethtool_stat $a napi_polls) - tp0))
 echo "# trickle: $b received $rx frames in $rp polls; $a completed them in $tp polls"
 check_eq "$b received the trickle" "$rx" 1000
-check_cmp "frames reached $b one by one, not held for the timer" "$rp" ">=" $((rx * 4 / 5))
+check_cmp "frames reached $b one by one, not held for the timer" "$rp" ">=" $((rx * 3 / 5))
 check_cmp "completions were coalesced" "$tp" "<=" $((rx / 2))
 
 # The flood, right after a trickle.
