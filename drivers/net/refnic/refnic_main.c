@@ -104,7 +104,8 @@
  *    it idle, which arms the timer, then the same CPU while frames remain or
  *    wait for the line. This is the emulated hardware, the only work a real
  *    NIC does not cost a CPU: per run a timer, per frame a few loads and
- *    stores, and in a pair an skb_clone and a queue append (the DMA);
+ *    stores, and in a pair a copy of the frame and a queue append (the
+ *    DMA);
  *  - the completion interrupt: napi_schedule() from the wire, or from the
  *    moderation timer on the CPU that armed it; the NAPI poll (free, BQL,
  *    wake) runs in NET_RX softirq there, as a real driver's poll does on the

@@ -212,7 +212,10 @@ static void refnic_wire_ctx_init(struct refnic_queue *q,
  * its completion frees it, as the DMA'd buffer of a real NIC does), or the
  * peer drops and counts it: RX queue full, its datapath down, or too long
  * for its MTU. A peer that is down has no carrier: the frame is lost on the
- * link, counted as a carrier error.
+ * link, counted as a carrier error. A copy, not a clone: a clone shares the
+ * skb_shared_info of the frame still on our ring, and the receiving stack
+ * writes to it (GRO moves frags and chains frag_list there), which freed a
+ * frame still on the ring when another completed (KASAN, 6.12).
  */
 static void refnic_wire_send(struct refnic_wire_ctx *c, struct sk_buff *skb)
 {
@@ -225,7 +228,7 @@ static void refnic_wire_send(struct refnic_wire_ctx *c, struct sk_buff *skb)
 			c->lost++;
 		return;
 	}
-	nskb = skb_clone(skb, GFP_ATOMIC);
+	nskb = skb_copy(skb, GFP_ATOMIC);
 	if (nskb) {
 		/* A NIC receives bits: none of the sender's skb state. */
 		skb_scrub_packet(nskb, true);
