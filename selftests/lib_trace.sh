@@ -156,9 +156,12 @@ pktgen_setup() {
 		pg_set "$dev@$cpu" "udp_dst_max 9"
 	done
 }
-# pktgen_run: start all threads, return when all sent their COUNT.
+# pktgen_run: start all threads, return when all sent their COUNT. The
+# start request stops every thread when the writer has a signal pending
+# while it waits: in a subshell, which has no children, no SIGCHLD of ours
+# (a process substitution that just ended, say) cuts the load short.
 pktgen_run() {
-	pg_set pgctrl start
+	(pg_set pgctrl start)
 }
 # pktgen_offered DEV: packets handed to dev_queue_xmit (sent + errors).
 pktgen_offered() {
