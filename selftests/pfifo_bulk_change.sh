@@ -11,7 +11,9 @@
 # refnic at 1 Mb/s, where the lockless enqueue fills the queue from every
 # CPU: the queue never holds more than the limit, a smaller limit trims
 # it at once (late senders can add one packet per CPU), and the
-# accounting closes.
+# accounting closes. Waits watch pktgen's counts and the device's
+# tx_packets, never the qdisc (a dump can reschedule it and so hide a
+# stall). Runs with senders on 4 CPUs in make check's parallel guest.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
@@ -21,7 +23,7 @@ load_module sch_pfifo_bulk
 
 dev=pfbcg0
 peer=pfbcg1
-veth_pair $dev $peer || { echo "SKIP: no veth"; exit $ksft_skip; }
+veth_pair $dev $peer || setup_failed "veth pair"
 
 q_stat() {	# q_stat HANDLE KEY
 	$PFB_NL dump $dev | jq -r --arg h "$1" --arg k "$2" \
@@ -29,15 +31,18 @@ q_stat() {	# q_stat HANDLE KEY
 }
 
 # (1) htb child with a backlog: 8 kbit/s drains about 16 frames a second
-tc qdisc add dev $dev root handle 1: htb default 10
-tc class add dev $dev parent 1: classid 1:10 htb rate 8kbit ceil 8kbit
-check "child with limit 1000" $PFB_NL add $dev -p 1:10 -H 10: limit 1000
+check "htb root" tc qdisc add dev $dev root handle 1: htb default 10 &&
+check "htb class at 8 kbit/s" tc class add dev $dev parent 1: classid 1:10 htb rate 8kbit ceil 8kbit &&
+check "child with limit 1000" $PFB_NL add $dev -p 1:10 -H 10: limit 1000 || pfb_exit
 pktgen_setup $dev "$(cat /sys/class/net/$peer/address)" 300
-# pktgen returns when its last frame has left: read the backlog while it runs
+tx0=$(link_stat $dev tx_packets)
+# pktgen returns when its last frame has left: read the backlog while it
+# runs; until then, what pktgen queued and the device did not send waits
 pktgen_run &
 pg=$!
 for _ in $(seq 50); do
-	[ "$(q_stat 10: qlen)" -gt 100 ] && break
+	pktgen_sent $dev
+	[ $((REPLY - $(link_stat $dev tx_packets) + tx0)) -gt 100 ] && break
 	sleep 0.2
 done
 snap=$($PFB_NL dump $dev | jq -c '[.[] | select(.handle == "10:")][0]')
@@ -66,7 +71,7 @@ check_eq "htb sent what the child sent" "$(q_stat 1: packets)" "$(q_stat 10: pac
 
 # (2) root, changes under load
 tc qdisc del dev $dev root
-check "root pfifo_bulk" $PFB_NL add $dev -H 1: limit 200
+check "root pfifo_bulk" $PFB_NL add $dev -H 1: limit 200 || pfb_exit
 pktgen_clear
 pktgen_setup $dev "$(cat /sys/class/net/$peer/address)" 3000
 pktgen_run &
@@ -88,12 +93,12 @@ check_eq "xstats packets == sent" "$(xstat $dev batch_pkts)" "$(pfb_stat $dev pa
 . "$(dirname "$0")/lib_refnic.sh"
 load_module refnic
 rdev=pfbcg2
-ip link add $rdev type refnic || { echo "SKIP: no refnic"; exit $ksft_skip; }
+ip link add $rdev type refnic || setup_failed "refnic device"
 defer "ip link del $rdev"
 sysctl -qw net.ipv6.conf.$rdev.disable_ipv6=1
-ip link set $rdev up
-ethtool -s $rdev speed 1
-check "root pfifo_bulk limit 50" $PFB_NL add $rdev -H 1: limit 50
+ip link set $rdev up || setup_failed "refnic up"
+check "line rate 1 Mb/s" ethtool -s $rdev speed 1 &&
+check "root pfifo_bulk limit 50" $PFB_NL add $rdev -H 1: limit 50 || pfb_exit
 pktgen_clear
 pktgen_setup $rdev 02:00:00:00:00:01 6000
 pktgen_run &
