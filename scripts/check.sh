@@ -114,7 +114,8 @@ vm_suite() {
 	PFB_VM_TCG_THREAD=$thread tools/vm/run -c "$cpus" -k "$k" -- \
 		selftests/run_tests.sh "$@" | tee "$log"
 	vmrc=${PIPESTATUS[0]}
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n1)
+	# (the guest's console ends lines with CR LF)
+	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n1)
 	read -r pass _ fail _ skip _ <<< "$line"
 	if [ -z "$line" ]; then
 		fail_line "selftests on $k ($thread) did not finish (exit $vmrc)"
