@@ -161,6 +161,22 @@ qdisc_stat() {
 			'[.[] | select(if $h == "" then .root == true else .handle == $h end)][0][$k] // empty'
 }
 
+# qdisc_counts DEV [HANDLE...]: "packets drops qlen" of the root qdisc, or
+# of each HANDLE (a line each, in that order), from the text of one
+# "tc -s qdisc show": one snapshot, a C program where a Python one costs
+# seconds on TCG, and no tc plugin needed (without it tc prints
+# pfifo_bulk's options as text even in JSON).
+qdisc_counts() {
+	local dev=$1
+	shift
+	tc -s qdisc show dev "$dev" | awk -v hs="$*" '
+		BEGIN { n = split(hs, h, " "); if (!n) h[n = 1] = "root" }
+		/^qdisc / { q = $3; root = / root /; next }
+		$1 == "Sent" { p = $4; d = $7 + 0 }
+		$1 == "backlog" { c[q] = p " " d " " ($3 + 0); if (root) c["root"] = c[q] }
+		END { for (i = 1; i <= n; i++) print c[h[i]] }'
+}
+
 # link_stat DEV KEY: a counter from /sys/class/net/DEV/statistics.
 link_stat() {
 	cat "/sys/class/net/$1/statistics/$2"

@@ -219,5 +219,5 @@ wait_tx_settled() {
 # touching the qdisc (wait_tx_settled), then reads its queue length once.
 wait_backlog_zero() {
 	wait_tx_settled "$1" "${2:-100}"
-	[ "$(pfb_stat "$1" qlen)" = 0 ]
+	[ "$(qdisc_counts "$1" | cut -d' ' -f3)" = 0 ]
 }

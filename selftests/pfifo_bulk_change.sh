@@ -25,11 +25,6 @@ dev=pfbcg0
 peer=pfbcg1
 veth_pair $dev $peer || setup_failed "veth pair"
 
-q_stat() {	# q_stat HANDLE KEY
-	$PFB_NL dump $dev | jq -r --arg h "$1" --arg k "$2" \
-		'[.[] | select(.handle == $h)][0][$k]'
-}
-
 # (1) htb child with a backlog: 8 kbit/s drains about 16 frames a second
 check "htb root" tc qdisc add dev $dev root handle 1: htb default 10 &&
 check "htb class at 8 kbit/s" tc class add dev $dev parent 1: classid 1:10 htb rate 8kbit ceil 8kbit &&
@@ -45,29 +40,22 @@ for _ in $(seq 50); do
 	[ $((REPLY - $(link_stat $dev tx_packets) + tx0)) -gt 100 ] && break
 	sleep 0.2
 done
-snap=$($PFB_NL dump $dev | jq -c '[.[] | select(.handle == "10:")][0]')
-before=$(echo "$snap" | jq .qlen)
-drops0=$(echo "$snap" | jq .drops)
-sent0=$(echo "$snap" | jq .packets)
+read -r sent0 drops0 before < <(qdisc_counts $dev 10:)
 check_cmp "backlog built up" "$before" ">" 20
 check "change limit to 10 under backlog" $PFB_NL change $dev -p 1:10 -H 10: limit 10
-dump=$($PFB_NL dump $dev)
-child=$(echo "$dump" | jq '[.[] | select(.handle == "10:")][0].qlen')
-root=$(echo "$dump" | jq '[.[] | select(.handle == "1:")][0].qlen')
+{ read -r sent1 drops1 child; read -r _ _ root; } < <(qdisc_counts $dev 10: 1:)
 check_cmp "child trimmed to the new limit" "$child" "<=" 10
 check_cmp "htb queue length follows the child (±1 in flight)" \
 	"$((root - child))" "<=" 1
 check_cmp "htb queue length not below the child" "$root" ">=" "$child"
-drops1=$(echo "$dump" | jq '[.[] | select(.handle == "10:")][0].drops')
-sent1=$(echo "$dump" | jq '[.[] | select(.handle == "10:")][0].packets')
 # what was queued is now sent, dropped (trimmed) or still queued
 check_cmp "trimmed packets counted as drops" \
 	"$((drops1 - drops0 + sent1 - sent0 + child))" ">=" "$before"
 check "rest drains" wait_backlog_zero $dev
 wait $pg
-check_eq "offered == sent + dropped" "$(pktgen_offered $dev)" \
-	"$(($(q_stat 10: packets) + $(q_stat 10: drops)))"
-check_eq "htb sent what the child sent" "$(q_stat 1: packets)" "$(q_stat 10: packets)"
+{ read -r sent drops _; read -r htb_sent _; } < <(qdisc_counts $dev 10: 1:)
+check_eq "offered == sent + dropped" "$(pktgen_offered $dev)" "$((sent + drops))"
+check_eq "htb sent what the child sent" "$htb_sent" "$sent"
 
 # (2) root, changes under load
 tc qdisc del dev $dev root
@@ -85,9 +73,9 @@ done
 wait $pg
 check_eq "every change under load accepted" "$n" 9
 check "drained to backlog 0 (no stall)" wait_backlog_zero $dev
-check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $dev)" \
-	"$(($(pfb_stat $dev packets) + $(pfb_stat $dev drops) + $(pfb_stat $dev qlen)))"
-check_eq "xstats packets == sent" "$(xstat $dev batch_pkts)" "$(pfb_stat $dev packets)"
+read -r sent drops qlen < <(qdisc_counts $dev)
+check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $dev)" "$((sent + drops + qlen))"
+check_eq "xstats packets == sent" "$(xstat $dev batch_pkts)" "$sent"
 
 # (3) the limit of the lockless root, under senders on every CPU
 . "$(dirname "$0")/lib_refnic.sh"
@@ -106,17 +94,17 @@ pg=$!
 qmax=0
 for _ in $(seq 3); do
 	sleep 0.2
-	ql=$(pfb_stat $rdev qlen)
+	read -r _ _ ql < <(qdisc_counts $rdev)
 	[ "$ql" -gt "$qmax" ] && qmax=$ql
 done
 check_cmp "queue filled under load" "$qmax" ">" 0
 check_cmp "queue never above the limit" "$qmax" "<=" 50
 check "change limit to 10 under load" $PFB_NL change $rdev limit 10
-ql=$(pfb_stat $rdev qlen)
+read -r _ _ ql < <(qdisc_counts $rdev)
 check_cmp "trimmed to the new limit (+1 per CPU)" "$ql" "<=" $((10 + $(nproc)))
 wait $pg
 ethtool -s $rdev speed 0
 check "drained to backlog 0 (no stall)" wait_backlog_zero $rdev
-check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $rdev)" \
-	"$(($(pfb_stat $rdev packets) + $(pfb_stat $rdev drops) + $(pfb_stat $rdev qlen)))"
+read -r sent drops qlen < <(qdisc_counts $rdev)
+check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $rdev)" "$((sent + drops + qlen))"
 pfb_exit

@@ -123,8 +123,13 @@ run_config() {
 	read -r xl xt < <(awk -F'\t' '{ c[$2] += $3 }
 		END { printf "%d %d\n", c["lock"], c["trylock"] }' $rows.run)
 	cat $rows.run >> $rows.callers
-	read -r sent drops qlen batches bpkts < <($PFB_NL dump $dev | jq -r '[.[] | select(.parent == "root")][0] |
-		"\(.packets) \(.drops) \(.qlen) \(.xstats.batches // 0) \(.xstats.batch_pkts // 0)"')
+	if [ "$kind" = pfifo_bulk ]; then
+		read -r sent drops qlen batches bpkts < <($PFB_NL dump $dev | jq -r '[.[] | select(.parent == "root")][0] |
+			"\(.packets) \(.drops) \(.qlen) \(.xstats.batches) \(.xstats.batch_pkts)"')
+	else
+		read -r sent drops qlen < <(qdisc_counts $dev)
+		batches=0 bpkts=0
+	fi
 	offered=$(pktgen_offered $dev)
 	check_eq "$name #$rep: offered == sent + dropped + backlog" "$offered" "$((sent + drops + qlen))"
 	check_eq "$name #$rep: the whole load offered and sent by the device" \
