@@ -29,7 +29,9 @@ veth_pair $dev $peer || setup_failed "veth pair"
 check "htb root" tc qdisc add dev $dev root handle 1: htb default 10 &&
 check "htb class at 8 kbit/s" tc class add dev $dev parent 1: classid 1:10 htb rate 8kbit ceil 8kbit &&
 check "child with limit 1000" $PFB_NL add $dev -p 1:10 -H 10: limit 1000 || pfb_exit
-pktgen_setup $dev "$(cat /sys/class/net/$peer/address)" 300
+# 600 packets in all, below the child's limit: pktgen queues them all
+# before the trim and ends, instead of retrying at the class's rate
+pktgen_setup $dev "$(cat /sys/class/net/$peer/address)" $((600 / $(nproc)))
 tx0=$(link_stat $dev tx_packets)
 # pktgen returns when its last frame has left: read the backlog while it
 # runs; until then, what pktgen queued and the device did not send waits
@@ -88,7 +90,7 @@ ip link set $rdev up || setup_failed "refnic up"
 check "line rate 1 Mb/s" ethtool -s $rdev speed 1 &&
 check "root pfifo_bulk limit 50" $PFB_NL add $rdev -H 1: limit 50 || pfb_exit
 pktgen_clear
-pktgen_setup $rdev 02:00:00:00:00:01 6000
+pktgen_setup $rdev 02:00:00:00:00:01 $((12000 / $(nproc)))
 pktgen_run &
 pg=$!
 qmax=0
@@ -102,8 +104,9 @@ check_cmp "queue never above the limit" "$qmax" "<=" 50
 check "change limit to 10 under load" $PFB_NL change $rdev limit 10
 read -r _ _ ql < <(qdisc_counts $rdev)
 check_cmp "trimmed to the new limit (+1 per CPU)" "$ql" "<=" $((10 + $(nproc)))
-wait $pg
+# the rest of the load at full speed
 ethtool -s $rdev speed 0
+wait $pg
 check "drained to backlog 0 (no stall)" wait_backlog_zero $rdev
 read -r sent drops qlen < <(qdisc_counts $rdev)
 check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $rdev)" "$((sent + drops + qlen))"

@@ -23,7 +23,7 @@ load_module sch_pfifo_bulk
 
 dev=pfbch0
 peer=pfbch1
-count=${PFB_COUNT:-2000}
+count=${PFB_COUNT:-$((4000 / $(nproc)))}	# per pktgen thread: 4000 in all
 veth_pair $dev $peer || setup_failed "veth pair"
 # veth delivers through the per-CPU backlog: make it long enough that the
 # peer loses nothing, whatever the qdisc
