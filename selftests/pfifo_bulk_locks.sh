@@ -43,8 +43,10 @@
 # retries a dropped packet at once, and on a full queue the counts would
 # measure that retry loop (a root lock per retry for pfifo, none for the
 # lockless pfifo_bulk), not the qdisc. While counting, the script starts no
-# process (every fork and exec takes hundreds of spin locks) and waits with
-# builtins only; then it pauses the counters and reads them.
+# process but the subshell that starts pktgen (every fork and exec takes
+# hundreds of spin locks) and waits with builtins only, so that the "all"
+# figures stay close to the datapath's; then it pauses the counters and
+# reads them.
 #
 #	PFB_REPS (default 3) repetitions, PFB_COUNT (default 3000) packets per
 #	pktgen thread (one per CPU).
@@ -90,8 +92,7 @@ defer "rm -f $rows $rows.run $rows.callers"
 # run_config NAME REP: one run of the load under NAME. Appends a row
 # NAME REP locks trylocks xmit_locks xmit_trylocks sent offered dropped
 # doorbells batches batch_pkts (tab-separated) to $rows, and the transmit
-# path's counts per caller to $rows.callers. While counting, only builtins
-# run.
+# path's counts per caller to $rows.callers.
 run_config() {
 	local name=$1 rep=$2 kind opts i t tx0 tx db0 db sent drops qlen batches bpkts offered xl xt
 	read -r kind opts <<< "${qdisc[$name]}"
