@@ -33,6 +33,11 @@ setup_failed() {
 	echo "not ok: setup: $*"
 	exit 1
 }
+# must CMD...: a step the checks after it need; a failure ends the test.
+must() {
+	"$@" && return 0
+	setup_failed "could not: $*"
+}
 require_root() {
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit $ksft_skip; }
 }
