@@ -34,12 +34,7 @@ total=$(($(nproc) * count))
 limit=$((2 * total))
 dev=pfbdb0
 
-ip link add $dev type refnic || setup_failed "refnic device"
-defer "ip link del $dev"
-sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
-ip link set $dev up || setup_failed "link up"
-ethtool -s $dev speed 2 || setup_failed "line rate 2 Mb/s"
-ethtool -C $dev tx-usecs 10000 tx-frames 16 || setup_failed "coalescing"
+refnic_device_bound $dev
 pktgen_setup $dev 02:00:00:00:00:01 "$count"
 echo "# refnic at 2 Mb/s, completions every 16 frames; $(nproc) pktgen threads" \
      "x $count packets; limit $limit"

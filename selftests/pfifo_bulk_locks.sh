@@ -56,6 +56,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
+. "$(dirname "$0")/lib_refnic.sh"
 require_root
 require_cmd jq python3 ethtool
 load_module sch_pfifo_bulk
@@ -67,12 +68,7 @@ total=$(($(nproc) * count))
 limit=$((2 * total))
 dev=pfblk0
 
-ip link add $dev type refnic || setup_failed "refnic device"
-defer "ip link del $dev"
-sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
-ip link set $dev up || setup_failed "link up"
-ethtool -s $dev speed 2 || setup_failed "line rate 2 Mb/s"
-ethtool -C $dev tx-usecs 10000 tx-frames 16 || setup_failed "coalescing"
+refnic_device_bound $dev
 [ "$(ethtool --show-priv-flags $dev | awk '$1 == "bql:" { print $2 }')" = on ] ||
 	setup_failed "BQL is not on"
 pktgen_setup $dev 02:00:00:00:00:01 "$count"
