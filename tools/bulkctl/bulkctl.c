@@ -1148,7 +1148,7 @@ int main(int argc, char **argv)
 		} else if (is_opt(argv[0], "help")) {
 			usage(stdout);
 			return 0;
-		} else if (is_opt(argv[0], "Version")) {
+		} else if (is_opt(argv[0], "Version") || is_opt(argv[0], "version")) {
 			printf("bulkctl %s\n", BULKCTL_VERSION);
 			return 0;
 		} else {
