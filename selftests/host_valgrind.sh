@@ -249,4 +249,25 @@ run b.json "${B[@]}" -j show file "$tmp/canned"
 check_eq "bulkctl JSON without -s has no stats" \
 	"$(jq -c '[.[] | has("batches", "bytes")] | unique' "$tmp/b.json")" '[false]'
 
+# --- bulkctl: bash completion ----------------------------------------------------------
+# complete WORD...: what the completion offers for the last WORD.
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _bulkctl
+		 echo "${COMPREPLY[*]}"' x "$PFB_TOP/tools/bulkctl/bulkctl.bash-completion" bulkctl "$@"
+}
+check_eq "completion: options and commands" "$(complete_words -j "")" \
+	"-s -j -n -h -V -stats -json -netns -help -Version add change replace del delete show watch help"
+check_eq "completion: add's words" "$(complete_words add dev lo "")" \
+	"root parent handle limit bulk_bytes bulk_pkts mode help"
+check_eq "completion: the device after dev" "$(complete_words add dev l)" "lo"
+check_eq "completion: modes" "$(complete_words -s add lo mode "")" "auto bql nobql"
+check_eq "completion: each word once, root excludes parent" \
+	"$(complete_words change lo root limit 5 "")" "handle bulk_bytes bulk_pkts mode help"
+check_eq "completion: watch's words" "$(complete_words watch lo "")" "interval count help"
+check_eq "completion: show's words" "$(complete_words -n nosuchns0 show "")" "dev file help"
+check "make install puts the completion in place" eval '
+	make -s -C "$PFB_TOP/tools/bulkctl" install DESTDIR="$tmp/inst" >/dev/null &&
+	cmp "$PFB_TOP/tools/bulkctl/bulkctl.bash-completion" \
+	    "$tmp/inst/usr/local/share/bash-completion/completions/bulkctl"'
+
 pfb_exit

@@ -491,7 +491,8 @@ static int cb_error(const struct nlmsghdr *nlh, void *data)
 			 mnl_attr_get_str(tb[NLMSGERR_ATTR_MSG]));
 	if (err->error == 0) {
 		if (ext_msg[0])
-			fprintf(stderr, "Warning: %s\n", ext_msg);
+			fprintf(stderr, "Warning: %s%s\n", ext_msg,
+				ext_msg[strlen(ext_msg) - 1] == '.' ? "" : ".");
 		return MNL_CB_STOP;
 	}
 	errno = -err->error;
