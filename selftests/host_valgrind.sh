@@ -137,6 +137,8 @@ qdisc pfifo_bulk 1: dev lo root refcnt 2 limit 1000p bulk_bytes 64Kb bulk_pkts 1
 qdisc pfifo_bulk 2: dev lo parent 1:1 refcnt 2 bulk_pkts 4
 qdisc pfifo_bulk 3: dev lo parent 1:2 refcnt 2 limit 500p bulk_bytes 64Kb mode bql effective_mode none locked
 qdisc pfifo_bulk 4: dev lo parent 1:3 refcnt 2 limit 100p mode auto effective_mode bql lockless
+qdisc pfifo_bulk 5: dev lo parent 1:4 refcnt 2
+  batches 3 batch_pkts 3703702 mean_batch 1234567.33
 EOF
 check "tc prints every option and xstat, skips unknown and short ones" \
 	diff -u "$tmp/want" "$tmp/tc.norm"
@@ -223,7 +225,7 @@ run tc.txt "${TC[@]}" monitor file "$tmp/canned"
 check "bulkctl text = tc text, byte for byte" diff -u "$tmp/tc.txt" "$tmp/b.txt"
 run b.json "${B[@]}" -s -j show file "$tmp/canned"
 check_eq "bulkctl -s -j show file: exit status (valgrind clean)" "$rc" 0
-check "bulkctl JSON parses" eval 'jq -e "length == 4" "$tmp/b.json" >/dev/null'
+check "bulkctl JSON parses" eval 'jq -e "length == 5" "$tmp/b.json" >/dev/null'
 want=$(python3 -c '
 import sys; sys.path.insert(0, sys.argv[1]); import pfb_canned, json
 v = pfb_canned.VALUES
@@ -239,12 +241,16 @@ got=$(jq -cS '.[0] | del(.kind, .handle, .dev, .root, .refcnt, .mean_batch)' "$t
 check_eq "bulkctl JSON values = canned values" "$got" "$(echo "$want" | jq -cS .)"
 check_eq "bulkctl JSON mean_batch, as its text" "$(jq '.[0].mean_batch' "$tmp/b.json")" 2.47
 check_eq "bulkctl JSON place" "$(jq -c '[.[] | [.handle, .dev, .root, .parent, .refcnt]]' "$tmp/b.json")" \
-	'[["1:","lo",true,null,2],["2:","lo",null,"1:1",2],["3:","lo",null,"1:2",2],["4:","lo",null,"1:3",2]]'
+	'[["1:","lo",true,null,2],["2:","lo",null,"1:1",2],["3:","lo",null,"1:2",2],["4:","lo",null,"1:3",2],["5:","lo",null,"1:4",2]]'
 check_eq "bulkctl JSON skips short and unknown attributes" \
 	"$(jq -c '.[1] | [.options, .batches]' "$tmp/b.json")" '[{"bulk_pkts":4},null]'
 check_eq "bulkctl JSON keeps sizes and caps of 0 as numbers" \
-	"$(jq -c '[.[2:][] | .options | [.bulk_bytes, .bulk_pkts, .effective_mode, .lockless]]' "$tmp/b.json")" \
+	"$(jq -c '[.[2:4][] | .options | [.bulk_bytes, .bulk_pkts, .effective_mode, .lockless]]' "$tmp/b.json")" \
 	'[[65540,0,"none",false],[0,0,"bql",true]]'
+check "bulkctl JSON: a mean above a million in plain decimal" \
+	grep -qF '"batches":3,"batch_pkts":3703702,"mean_batch":1234567.33}' "$tmp/b.json"
+cp "$tmp/b.json" "$tmp/out"
+absent "bulkctl JSON: no %g" "1.23457e+06"
 run b.json "${B[@]}" -j show file "$tmp/canned"
 check_eq "bulkctl JSON without -s has no stats" \
 	"$(jq -c '[.[] | has("batches", "bytes")] | unique' "$tmp/b.json")" '[false]'

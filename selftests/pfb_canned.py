@@ -9,7 +9,9 @@
 # unknown option, an unknown xstat, a ninth histogram bucket) that readers
 # must skip, a second qdisc with its nests truncated or empty, and two with
 # the sizes and caps tc prints its own way: 65540 bytes is "64Kb", as tc
-# prints any size, and a cap of 0 (none) is not printed.
+# prints any size, and a cap of 0 (none) is not printed; the last one has a
+# mean batch above a million (1234567.33), which JSON must print as such,
+# not as %g's 1.23457e+06.
 #
 #   pfb_canned.py FILE [IFINDEX]
 
@@ -97,6 +99,13 @@ def no_caps(ifindex):
                      [attr(TCA_KIND, b"pfifo_bulk\0"), opts])
 
 
+def big_mean(ifindex):
+    app = nest(TCA_STATS_APP, u64(2, 3), u64(3, 3703702))
+    stats = nest(TCA_STATS2, app)
+    return qdisc_msg(ifindex, 0x50000, 0x10004,
+                     [attr(TCA_KIND, b"pfifo_bulk\0"), nest(TCA_OPTIONS), stats])
+
+
 if __name__ == "__main__":
     ifindex = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     with open(sys.argv[1], "wb") as f:
@@ -104,3 +113,4 @@ if __name__ == "__main__":
         f.write(sparse(ifindex))
         f.write(sizes(ifindex))
         f.write(no_caps(ifindex))
+        f.write(big_mean(ifindex))
