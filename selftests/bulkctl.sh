@@ -187,7 +187,7 @@ taskset -c 0 python3 "$PFB_TOP/selftests/pfb_pktsend.py" $mq2 1000 > /dev/null
 echo 0 > $xps/tx-0/xps_cpus && echo 1 > $xps/tx-1/xps_cpus
 taskset -c 0 python3 "$PFB_TOP/selftests/pfb_pktsend.py" $mq2 1000 > /dev/null
 check_eq "1000 frames through each child" \
-	"$(tc -s -j qdisc show dev $mq2 | jq -c '[.[] | select(.kind == "pfifo_bulk") | [.handle, .packets]]')" \
+	"$(tc -s -j qdisc show dev $mq2 | jq -c '[.[] | select(.kind == "pfifo_bulk") | [.handle, .packets]] | sort')" \
 	'[["11:",1000],["12:",1000]]'
 "$B" -j watch $mq2 interval 1 count 3 > /tmp/pfb-watch.$$ &
 wpid=$!
@@ -202,12 +202,12 @@ check_eq "watch over the re-creation: exit status" "$?" 0
 w=$(cat /tmp/pfb-watch.$$)
 rm -f /tmp/pfb-watch.$$
 check_eq "watch: three intervals" "$(echo "$w" | wc -l)" 3
-check_eq "watch: a line for each queue's qdisc" \
+check_eq "watch: a line for each queue's qdisc, in queue order" \
 	"$(echo "$w" | jq -c '[.qdiscs[] | [.handle, .parent]]' | sort -u)" '[["11:","1:1"],["12:","1:2"]]'
 check_eq "watch: no interval counts the other child's 1000 frames" \
 	"$(echo "$w" | jq -s -c 'map([.pkts_per_sec] + [.qdiscs[].pkts_per_sec]) | flatten | max')" 0
 t=$("$B" watch $mq2 interval 0.2 count 1)
-check_eq "watch text on an mq: header, a line per queue, the total" \
+check_eq "watch text on an mq: header, a line per queue in order, the total" \
 	"$(echo "$t" | tail -n +3 | awk '{ print $1 }' | tr '\n' ' ')" "11: 12: total "
 
 # --- bad arguments: exit 1, one line naming it; out of range: the kernel's -------

@@ -75,7 +75,10 @@ expect_1line() {
 # absent DESC TEXT: TEXT (grep -F) is in neither stdout nor stderr of the
 # last run: an old wrong output stays gone.
 absent() {
-	check "$1: not \"$2\"" eval '! grep -qF -- "$2" "$tmp/out" "$tmp/out.err"'
+	check "$1: not \"$2\"" pfb_absent "$2"
+}
+pfb_absent() {
+	! grep -qF -- "$1" "$tmp/out" "$tmp/out.err"
 }
 
 # --- tc plugin: parse paths ------------------------------------------------

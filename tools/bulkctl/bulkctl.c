@@ -944,6 +944,16 @@ static void add_sample(struct dump *d, const struct qinfo *q)
 	memcpy(s->x, q->x.v, sizeof(s->x));
 }
 
+static int by_place(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+/* The counters of DEV's pfifo_bulk qdiscs, in queue order. */
 static void sample(struct dump *d, const char *dev, struct samples *ss)
 {
 	ss->n = 0;
@@ -952,6 +962,7 @@ static void sample(struct dump *d, const char *dev, struct samples *ss)
 	dump_qdiscs(d);
 	if (!d->count)
 		die(EXIT_KERNEL, "no %s qdisc on %s", PFB_KIND, shown(dev));
+	qsort(ss->s, ss->n, sizeof(*ss->s), by_place);
 }
 
 /*
