@@ -107,18 +107,11 @@ static int pfifo_bulk_print_opt(struct qdisc_util *qu, FILE *f,
 {
 	struct rtattr *tb[TCA_PFIFO_BULK_MAX + 1];
 	struct pfb_qopt o = {};
-	int t;
 
 	if (!opt)
 		return 0;
 	parse_rtattr_nested(tb, TCA_PFIFO_BULK_MAX, opt);
-	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MAX; t++) {
-		if (!tb[t] || RTA_PAYLOAD(tb[t]) != pfb_qopt_len(t))
-			continue;
-		o.has[t] = true;
-		o.v[t] = pfb_qopt_len(t) == 4 ? rta_getattr_u32(tb[t]) :
-						rta_getattr_u8(tb[t]);
-	}
+	pfb_read_qopt(&o, (const void *const *)tb);
 	pfb_print_qopt(&o);
 	return 0;
 }
@@ -129,29 +122,15 @@ static int pfifo_bulk_print_xstats(struct qdisc_util *qu, FILE *f,
 	struct rtattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1];
 	struct rtattr *h[TCA_PFIFO_BULK_HIST_MAX + 1];
 	struct pfb_xstats x = {};
-	int t;
 
 	if (!xstats)
 		return 0;
 	parse_rtattr_nested(tb, TCA_PFIFO_BULK_XSTATS_MAX, xstats);
-	for (t = TCA_PFIFO_BULK_XSTATS_BATCHES; t <= TCA_PFIFO_BULK_XSTATS_MAX; t++) {
-		if (t == TCA_PFIFO_BULK_XSTATS_HIST || !tb[t] ||
-		    RTA_PAYLOAD(tb[t]) != sizeof(__u64))
-			continue;
-		x.has[t] = true;
-		x.v[t] = rta_getattr_u64(tb[t]);
-	}
-	if (tb[TCA_PFIFO_BULK_XSTATS_HIST]) {
-		x.has[TCA_PFIFO_BULK_XSTATS_HIST] = true;
+	if (tb[TCA_PFIFO_BULK_XSTATS_HIST])
 		parse_rtattr_nested(h, TCA_PFIFO_BULK_HIST_MAX,
 				    tb[TCA_PFIFO_BULK_XSTATS_HIST]);
-		for (t = TCA_PFIFO_BULK_HIST_1; t <= TCA_PFIFO_BULK_HIST_MAX; t++) {
-			if (!h[t] || RTA_PAYLOAD(h[t]) != sizeof(__u64))
-				continue;
-			x.has_bucket[t] = true;
-			x.hist[t] = rta_getattr_u64(h[t]);
-		}
-	}
+	pfb_read_xstats(&x, (const void *const *)tb,
+			tb[TCA_PFIFO_BULK_XSTATS_HIST] ? (const void *const *)h : NULL);
 	pfb_print_xstats(&x);
 	return 0;
 }

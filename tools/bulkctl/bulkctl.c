@@ -686,40 +686,16 @@ static void copy_payload(void *dst, size_t size, const struct nlattr *a)
 	memcpy(dst, mnl_attr_get_payload(a), len < size ? len : size);
 }
 
-static void parse_xstats(const struct nlattr *app, struct pfb_xstats *x)
-{
-	const struct nlattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {};
-	const struct nlattr *h[TCA_PFIFO_BULK_HIST_MAX + 1] = {};
-	int t;
-
-	parse_attrs(NULL, app, tb, TCA_PFIFO_BULK_XSTATS_MAX);
-	for (t = TCA_PFIFO_BULK_XSTATS_BATCHES; t <= TCA_PFIFO_BULK_XSTATS_MAX; t++) {
-		if (t == TCA_PFIFO_BULK_XSTATS_HIST || !attr_len(tb[t], 8))
-			continue;
-		x->has[t] = true;
-		x->v[t] = mnl_attr_get_u64(tb[t]);
-	}
-	if (!tb[TCA_PFIFO_BULK_XSTATS_HIST])
-		return;
-	x->has[TCA_PFIFO_BULK_XSTATS_HIST] = true;
-	parse_attrs(NULL, tb[TCA_PFIFO_BULK_XSTATS_HIST], h, TCA_PFIFO_BULK_HIST_MAX);
-	for (t = TCA_PFIFO_BULK_HIST_1; t <= TCA_PFIFO_BULK_HIST_MAX; t++) {
-		if (!attr_len(h[t], 8))
-			continue;
-		x->has_bucket[t] = true;
-		x->hist[t] = mnl_attr_get_u64(h[t]);
-	}
-}
-
 /* One RTM_NEWQDISC of a pfifo_bulk into @q; false for anything else. */
 static bool parse_qdisc(const struct nlmsghdr *nlh, struct qinfo *q)
 {
 	const struct nlattr *tb[TCA_MAX + 1] = {};
 	const struct nlattr *o[TCA_PFIFO_BULK_MAX + 1] = {};
 	const struct nlattr *st[TCA_STATS_MAX + 1] = {};
+	const struct nlattr *x[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {};
+	const struct nlattr *h[TCA_PFIFO_BULK_HIST_MAX + 1] = {};
 	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
 	struct gnet_stats_basic basic;
-	int t;
 
 	memset(q, 0, sizeof(*q));
 	if (nlh->nlmsg_type != RTM_NEWQDISC ||
@@ -737,13 +713,7 @@ static bool parse_qdisc(const struct nlmsghdr *nlh, struct qinfo *q)
 
 	if (tb[TCA_OPTIONS]) {
 		parse_attrs(NULL, tb[TCA_OPTIONS], o, TCA_PFIFO_BULK_MAX);
-		for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MAX; t++) {
-			if (!attr_len(o[t], pfb_qopt_len(t)))
-				continue;
-			q->opt.has[t] = true;
-			q->opt.v[t] = pfb_qopt_len(t) == 4 ? mnl_attr_get_u32(o[t]) :
-							     mnl_attr_get_u8(o[t]);
-		}
+		pfb_read_qopt(&q->opt, (const void *const *)o);
 	}
 	if (!tb[TCA_STATS2])
 		return true;
@@ -764,7 +734,12 @@ static bool parse_qdisc(const struct nlmsghdr *nlh, struct qinfo *q)
 	}
 	if (st[TCA_STATS_APP]) {
 		q->has_xstats = true;
-		parse_xstats(st[TCA_STATS_APP], &q->x);
+		parse_attrs(NULL, st[TCA_STATS_APP], x, TCA_PFIFO_BULK_XSTATS_MAX);
+		if (x[TCA_PFIFO_BULK_XSTATS_HIST])
+			parse_attrs(NULL, x[TCA_PFIFO_BULK_XSTATS_HIST], h,
+				    TCA_PFIFO_BULK_HIST_MAX);
+		pfb_read_xstats(&q->x, (const void *const *)x,
+				x[TCA_PFIFO_BULK_XSTATS_HIST] ? (const void *const *)h : NULL);
 	}
 	return true;
 }
@@ -881,7 +856,8 @@ static int do_show(int argc, char **argv)
 		if (strcmp(argv[i], "file") != 0)
 			bad_arg("unknown argument \"%s\"; try \"bulkctl show help\"",
 				shown(argv[i]));
-		set_once((bool[]){ file != NULL }, "file");
+		if (file)
+			bad_arg("duplicate \"file\"");
 		file = next_value(&i, argc, argv);
 	}
 	if (dev)
@@ -904,15 +880,17 @@ static int do_show(int argc, char **argv)
 
 /* ---- watch ------------------------------------------------------------------------ */
 
-/* The counters of one qdisc, or their change over an interval. */
+/*
+ * The counters of one qdisc, or what they counted over an interval:
+ * packets, drops, then the extended statistics by attribute.
+ */
+enum { S_PACKETS, S_DROPS, S_X, S_N = S_X + TCA_PFIFO_BULK_XSTATS_MAX + 1 };
+#define S_XSTAT(name)	(S_X + TCA_PFIFO_BULK_XSTATS_##name)
+
 struct sample {
 	uint32_t handle, parent;
-	uint64_t packets, drops;
-	uint64_t x[TCA_PFIFO_BULK_XSTATS_MAX + 1];
+	uint64_t c[S_N];
 };
-
-/* packets, drops and x[] are one run of counters */
-#define SAMPLE_COUNTERS	(2 + TCA_PFIFO_BULK_XSTATS_MAX + 1)
 
 struct samples {
 	struct sample *s;
@@ -939,9 +917,9 @@ static void add_sample(struct dump *d, const struct qinfo *q)
 	s = &ss->s[ss->n++];
 	s->handle = q->handle;
 	s->parent = q->parent;
-	s->packets = q->packets;
-	s->drops = q->queue.drops;
-	memcpy(s->x, q->x.v, sizeof(s->x));
+	s->c[S_PACKETS] = q->packets;
+	s->c[S_DROPS] = q->queue.drops;
+	memcpy(&s->c[S_X], q->x.v, sizeof(q->x.v));
 }
 
 static int by_place(const void *a, const void *b)
@@ -973,12 +951,11 @@ static void sample(struct dump *d, const char *dev, struct samples *ss)
 static void delta(struct sample *d, const struct sample *now,
 		  const struct sample *then)
 {
-	const uint64_t *a = &now->packets, *b = then ? &then->packets : NULL;
-	uint64_t *out = &d->packets;
-	size_t i;
+	int i;
 
-	for (i = 0; i < SAMPLE_COUNTERS; i++)
-		out[i] = b && a[i] >= b[i] ? a[i] - b[i] : a[i];
+	for (i = 0; i < S_N; i++)
+		d->c[i] = then && now->c[i] >= then->c[i] ?
+			  now->c[i] - then->c[i] : now->c[i];
 }
 
 static void print_rates(const char *name, const struct sample *d, double dt)
@@ -986,18 +963,18 @@ static void print_rates(const char *name, const struct sample *d, double dt)
 	static const char *const share_keys[] = {
 		"end_bytes_pct", "end_pkts_pct", "end_budget_pct", "end_empty_pct",
 	};
-	uint64_t batches = d->x[TCA_PFIFO_BULK_XSTATS_BATCHES];
+	uint64_t batches = d->c[S_XSTAT(BATCHES)];
 	int i;
 
 	print_string(PRINT_FP, NULL, "%-12s", name);
-	print_float(PRINT_ANY, "pkts_per_sec", " %10.1f", d->packets / dt);
+	print_float(PRINT_ANY, "pkts_per_sec", " %10.1f", d->c[S_PACKETS] / dt);
 	print_float(PRINT_ANY, "batches_per_sec", " %10.1f", batches / dt);
 	print_float(PRINT_ANY, "mean_batch", " %7.2f", batches ?
-		    (double)d->x[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS] / batches : 0.0);
-	print_float(PRINT_ANY, "drops_per_sec", " %9.1f", d->drops / dt);
+		    (double)d->c[S_XSTAT(BATCH_PKTS)] / batches : 0.0);
+	print_float(PRINT_ANY, "drops_per_sec", " %9.1f", d->c[S_DROPS] / dt);
 	for (i = 0; i < 4; i++)
 		print_float(PRINT_ANY, share_keys[i], " %7.1f", batches ? 100.0 *
-			    d->x[TCA_PFIFO_BULK_XSTATS_END_BYTES + i] / batches : 0.0);
+			    d->c[S_XSTAT(END_BYTES) + i] / batches : 0.0);
 	print_nl();
 }
 
@@ -1021,8 +998,8 @@ static void report(const char *dev, const struct samples *then,
 			    then->s[j].parent == now->s[i].parent)
 				prev = &then->s[j];
 		delta(&d, &now->s[i], prev);
-		for (k = 0; k < SAMPLE_COUNTERS; k++)
-			(&total.packets)[k] += (&d.packets)[k];
+		for (k = 0; k < S_N; k++)
+			total.c[k] += d.c[k];
 		id_str(now->s[i].handle & TC_H_MAJ_MASK, h, sizeof(h));
 		id_str(now->s[i].parent, p, sizeof(p));
 		snprintf(name, sizeof(name), "%s %s", h, p);

@@ -88,11 +88,46 @@ struct pfb_xstats {
 	uint64_t hist[TCA_PFIFO_BULK_HIST_MAX + 1];
 };
 
-/* The length an option attribute must have. */
-static inline unsigned int pfb_qopt_len(int type)
+/*
+ * Reading a dump from a table of attributes by type, as iproute2's
+ * parse_rtattr_nested() and libmnl's parsers leave them: struct rtattr and
+ * struct nlattr are the same 4-byte header (length, type) and payload, so
+ * one reader serves both tools. An attribute counts only at its exact size.
+ */
+static inline bool pfb_attr_get(const void *a, unsigned int len, void *v)
 {
-	return type == TCA_PFIFO_BULK_LIMIT || type == TCA_PFIFO_BULK_BULK_BYTES ||
-	       type == TCA_PFIFO_BULK_BULK_PKTS ? 4 : 1;
+	const uint16_t *hdr = a;
+
+	if (!a || hdr[0] != 4 + len)
+		return false;
+	memcpy(v, (const char *)a + 4, len);
+	return true;
+}
+
+static inline void pfb_read_qopt(struct pfb_qopt *o, const void *const *tb)
+{
+	uint8_t u8;
+	int t;
+
+	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MAX; t++) {
+		if (t <= TCA_PFIFO_BULK_BULK_PKTS)
+			o->has[t] = pfb_attr_get(tb[t], 4, &o->v[t]);
+		else if ((o->has[t] = pfb_attr_get(tb[t], 1, &u8)))
+			o->v[t] = u8;
+	}
+}
+
+/* @hist: the table of the TCA_PFIFO_BULK_XSTATS_HIST nest, if there is one. */
+static inline void pfb_read_xstats(struct pfb_xstats *x, const void *const *tb,
+				   const void *const *hist)
+{
+	int t;
+
+	for (t = TCA_PFIFO_BULK_XSTATS_BATCHES; t <= TCA_PFIFO_BULK_XSTATS_MAX; t++)
+		x->has[t] = pfb_attr_get(tb[t], 8, &x->v[t]);
+	x->has[TCA_PFIFO_BULK_XSTATS_HIST] = hist;
+	for (t = TCA_PFIFO_BULK_HIST_1; hist && t <= TCA_PFIFO_BULK_HIST_MAX; t++)
+		x->has_bucket[t] = pfb_attr_get(hist[t], 8, &x->hist[t]);
 }
 
 /*
