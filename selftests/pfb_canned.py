@@ -3,11 +3,15 @@
 #
 # Writes canned RTM_NEWQDISC messages for a pfifo_bulk qdisc, the way the
 # kernel dumps one, to a file that "tc monitor file FILE" and
-# "bulkctl show --from-file FILE" read. The print paths can then be checked
-# on a host whose kernel has no pfifo_bulk. The values are fixed and listed
-# in VALUES; the messages also carry attributes from a "newer kernel" (an
+# "bulkctl show file FILE" read. The print paths can then be checked on a
+# host whose kernel has no pfifo_bulk. The values are fixed and listed in
+# VALUES; the messages also carry attributes from a "newer kernel" (an
 # unknown option, an unknown xstat, a ninth histogram bucket) that readers
-# must skip, and a second qdisc with its nests truncated or empty.
+# must skip, a second qdisc with its nests truncated or empty, and two with
+# the sizes and caps tc prints its own way: 65540 bytes is "64Kb", as tc
+# prints any size, and a cap of 0 (none) is not printed; the last one has a
+# mean batch above a million (1234567.33), which JSON must print as such,
+# not as %g's 1.23457e+06.
 #
 #   pfb_canned.py FILE [IFINDEX]
 
@@ -80,8 +84,33 @@ def sparse(ifindex):
                      [attr(TCA_KIND, b"pfifo_bulk\0"), opts, stats])
 
 
+def sizes(ifindex):
+    # Not a multiple of 1 KiB, within tc's rounding; no packet cap; a child.
+    opts = nest(TCA_OPTIONS, u32(1, 500), u32(2, 65540), u32(3, 0), u8(4, 1),
+                u8(5, 3), u8(6, 0))
+    return qdisc_msg(ifindex, 0x30000, 0x10002,
+                     [attr(TCA_KIND, b"pfifo_bulk\0"), opts])
+
+
+def no_caps(ifindex):
+    opts = nest(TCA_OPTIONS, u32(1, 100), u32(2, 0), u32(3, 0), u8(4, 0),
+                u8(5, 1), u8(6, 1))
+    return qdisc_msg(ifindex, 0x40000, 0x10003,
+                     [attr(TCA_KIND, b"pfifo_bulk\0"), opts])
+
+
+def big_mean(ifindex):
+    app = nest(TCA_STATS_APP, u64(2, 3), u64(3, 3703702))
+    stats = nest(TCA_STATS2, app)
+    return qdisc_msg(ifindex, 0x50000, 0x10004,
+                     [attr(TCA_KIND, b"pfifo_bulk\0"), nest(TCA_OPTIONS), stats])
+
+
 if __name__ == "__main__":
     ifindex = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     with open(sys.argv[1], "wb") as f:
         f.write(full(ifindex))
         f.write(sparse(ifindex))
+        f.write(sizes(ifindex))
+        f.write(no_caps(ifindex))
+        f.write(big_mean(ifindex))

@@ -2,24 +2,26 @@
 /*
  * bulkctl - configure and watch pfifo_bulk qdiscs over rtnetlink (libmnl).
  *
- * A stand-alone alternative to "tc ... pfifo_bulk" that needs no iproute2
- * internals: it speaks RTM_NEWQDISC/RTM_DELQDISC/RTM_GETQDISC itself with
- * the same option words, size syntax and ranges as the tc plugin
- * (tools/include/pfifo_bulk_user.h), and its JSON uses the plugin's keys, so
- * scripts can switch between the two. Every argument is checked before a
- * socket is opened; what the kernel refuses is reported with its extended
- * ack message. Dump parsing checks the type and length of every attribute it
- * uses and skips the ones it does not know, so a newer kernel that adds
- * options or statistics does not break it.
+ * What it adds to "tc ... pfifo_bulk": it needs no iproute2 plugin, "watch"
+ * prints batch rates per qdisc, and its JSON is stable. Everything else is
+ * tc's: the grammar (global options before the verb, an optional "dev"),
+ * tc's size and handle syntax, one-line errors with the kernel's extended
+ * ack, and the output of "tc [-s] [-j] qdisc show", because options and
+ * statistics print through the printers the plugin uses
+ * (tools/include/pfifo_bulk_user.h) over a small print_*() of iproute2's
+ * signatures. Ranges are the kernel's: it names the option and the range.
  *
  * Exit status: 0 success, 1 bad arguments or unknown device, 2 the kernel
- * refused (including EPERM) or there was nothing to watch.
+ * refused, or there is no pfifo_bulk to show or watch.
  */
 
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -38,8 +40,6 @@
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 
-#include "pfifo_bulk_user.h"
-
 #ifndef BULKCTL_VERSION
 #define BULKCTL_VERSION "1.0"
 #endif
@@ -52,23 +52,20 @@
 enum { EXIT_USAGE = 1, EXIT_KERNEL = 2 };
 
 static const char *verb = "";
-
-/* ---- messages and usage ------------------------------------------------ */
+static bool json, stats;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: bulkctl add|change|replace DEV [root | parent ID] [handle ID]\n"
-		"               [limit PACKETS] [bulk_bytes SIZE] [bulk_pkts PACKETS]\n"
-		"               [mode auto|bql|nobql]\n"
-		"       bulkctl del DEV [root | parent ID] [handle ID]\n"
-		"       bulkctl show [DEV] [-s] [-j] [--file FILE]\n"
-		"       bulkctl watch DEV [-i SECONDS] [-n COUNT] [-j]\n"
-		"       bulkctl --help | --version\n"
-		"Ranges: limit %u..%u, bulk_bytes %u..%u (k, m, kb, mb, kbit... as in tc),\n"
-		"        bulk_pkts %u..%u; 0 means no cap.\n",
-		PFB_LIMIT_MIN, PFB_LIMIT_MAX, PFB_BULK_BYTES_MIN,
-		PFB_BULK_BYTES_MAX, PFB_BULK_PKTS_MIN, PFB_BULK_PKTS_MAX);
+		"Usage: bulkctl [ OPTIONS ] { add | change | replace } [ dev ] DEV\n"
+		"               [ root | parent ID ] [ handle ID ] [ limit PACKETS ]\n"
+		"               [ bulk_bytes SIZE ] [ bulk_pkts PACKETS ] [ mode auto|bql|nobql ]\n"
+		"       bulkctl [ OPTIONS ] { del | delete } [ dev ] DEV [ root | parent ID ] [ handle ID ]\n"
+		"       bulkctl [ OPTIONS ] show [ [ dev ] DEV ] [ file FILE ]\n"
+		"       bulkctl [ OPTIONS ] watch [ dev ] DEV [ interval SECONDS ] [ count N ]\n"
+		"       bulkctl { help | -h | -V }\n"
+		"OPTIONS := { -s[tats] | -j[son] | -n[etns] NAME | -h[elp] | -V[ersion] }\n"
+		"SIZE: tc's, as 1500, 64k, 1m; 0 = no cap. The kernel checks the ranges.\n");
 }
 
 /*
@@ -95,39 +92,182 @@ static const char *shown(const char *s)
 	return buf;
 }
 
-/* "bulkctl: [VERB: ]MESSAGE" on stderr. */
-static void vreport(const char *fmt, va_list ap)
-{
-	fprintf(stderr, "bulkctl: ");
-	if (*verb)
-		fprintf(stderr, "%s: ", verb);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-/* A bad argument: one line naming it, the usage, exit 1. */
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad_arg(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport(fmt, ap);
-	va_end(ap);
-	usage(stderr);
-	exit(EXIT_USAGE);
-}
-
+/* "bulkctl: [VERB: ]MESSAGE", one line on stderr, and exit. */
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
+	fprintf(stderr, "bulkctl: ");
+	if (*verb)
+		fprintf(stderr, "%s: ", verb);
 	va_start(ap, fmt);
-	vreport(fmt, ap);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
+	fputc('\n', stderr);
 	exit(status);
 }
+
+#define bad_arg(...) die(EXIT_USAGE, __VA_ARGS__)
+
+/* ---- iproute2's print_*(), enough of them for the shared printers -------- */
+
+enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 4 };
+
+static bool json_sep;	/* a value precedes in the current object or array */
+
+static bool to_json(enum output_type t)
+{
+	return json && (t & (PRINT_JSON | PRINT_ANY));
+}
+
+static bool to_text(enum output_type t)
+{
+	return !json && (t & (PRINT_FP | PRINT_ANY));
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_key(const char *key)
+{
+	if (json_sep)
+		putchar(',');
+	json_sep = true;
+	if (key) {
+		json_str(key);
+		putchar(':');
+	}
+}
+
+static void open_json_object(const char *key)
+{
+	if (json) {
+		json_key(key);
+		putchar('{');
+		json_sep = false;
+	}
+}
+
+static void close_json_object(void)
+{
+	if (json) {
+		putchar('}');
+		json_sep = true;
+	}
+}
+
+static void open_json_array(const char *key)
+{
+	if (json) {
+		json_key(key);
+		putchar('[');
+		json_sep = false;
+	}
+}
+
+static void close_json_array(void)
+{
+	if (json) {
+		putchar(']');
+		json_sep = true;
+	}
+}
+
+static void print_nl(void)
+{
+	if (!json)
+		putchar('\n');
+}
+
+#define PRINT_FUNC(name, type, jfmt)					\
+static void								\
+print_##name(enum output_type t, const char *key, const char *fmt, type v) \
+{									\
+	if (to_json(t)) {						\
+		json_key(key);						\
+		printf(jfmt, v);					\
+	} else if (to_text(t)) {					\
+		printf(fmt, v);						\
+	}								\
+}
+PRINT_FUNC(uint, unsigned int, "%u")
+PRINT_FUNC(u64, uint64_t, "%" PRIu64)
+
+static void
+print_string(enum output_type t, const char *key, const char *fmt, const char *v)
+{
+	if (to_json(t)) {
+		json_key(key);
+		json_str(v);
+	} else if (to_text(t)) {
+		printf(fmt, v);
+	}
+}
+
+static void
+print_bool(enum output_type t, const char *key, const char *fmt, bool v)
+{
+	if (to_json(t)) {
+		json_key(key);
+		printf(v ? "true" : "false");
+	} else if (to_text(t)) {
+		printf(fmt, v ? "true" : "false");
+	}
+}
+
+/* JSON numbers in plain decimal: 1234567.8, never 1.23457e+06. */
+static void
+print_float(enum output_type t, const char *key, const char *fmt, double v)
+{
+	char buf[64], *end;
+
+	if (to_json(t)) {
+		snprintf(buf, sizeof(buf), "%.3f", v);
+		for (end = buf + strlen(buf) - 1; *end == '0'; end--)
+			*end = '\0';
+		if (*end == '.')
+			*end = '\0';
+		json_key(key);
+		fputs(buf, stdout);
+	} else if (to_text(t)) {
+		printf(fmt, v);
+	}
+}
+
+/* tc's sizes: "64Kb" within 16 bytes of a KiB multiple, "1Mb" within 1 KiB. */
+static void
+print_size(enum output_type t, const char *key, const char *fmt, uint32_t v)
+{
+	char buf[32];
+
+	if (!to_text(t)) {
+		print_uint(t, key, "%u", v);
+		return;
+	}
+	if (v >= 1 << 20 && fabs((1 << 20) * rint(v / 1048576.0) - v) < 1024)
+		snprintf(buf, sizeof(buf), "%gMb", rint(v / 1048576.0));
+	else if (v >= 1 << 10 && fabs((1 << 10) * rint(v / 1024.0) - v) < 16)
+		snprintf(buf, sizeof(buf), "%gKb", rint(v / 1024.0));
+	else
+		snprintf(buf, sizeof(buf), "%ub", v);
+	printf(fmt, buf);
+}
+
+#include "pfifo_bulk_user.h"
 
 /* ---- argument parsing, tc's rules ---------------------------------------- */
 
@@ -141,31 +281,26 @@ static int parse_u32(const char *s, uint32_t *v)
 		return -1;
 	errno = 0;
 	res = strtoul(s, &end, 10);
-	if (end == s || *end || errno == ERANGE || res > UINT32_MAX)
+	if (end == s || *end || errno == ERANGE || res > UINT32_MAX || *s == '-')
 		return -1;
 	*v = res;
 	return 0;
 }
 
 /*
- * tc's get_size(): a number (strtod, so 1.5k works) with an optional
- * case-insensitive unit: b, k/kb, m/mb, g/gb (powers of 1024), kbit, mbit,
- * gbit (the same divided by 8). The result must be a whole number of bytes
- * that fits in 32 bits; as in tc, a fraction of a byte is dropped (1.5 is
- * 1). Unlike tc, negative and non-finite values are refused explicitly
- * rather than through an undefined conversion.
+ * tc's get_size(): a number (1.5k works) with an optional case-insensitive
+ * unit: b, k/kb, m/mb, g/gb (powers of 1024), kbit, mbit, gbit (the same
+ * divided by 8); a whole number of bytes that fits in 32 bits, a fraction of
+ * a byte dropped. Negative and non-finite values are refused.
  */
 static int parse_size(const char *s, uint32_t *v)
 {
-	static const struct {
-		const char *unit;
-		double mul;
-	} units[] = {
-		{ "b", 1 }, { "k", 1024 }, { "kb", 1024 },
-		{ "m", 1024 * 1024 }, { "mb", 1024 * 1024 },
-		{ "g", 1024.0 * 1024 * 1024 }, { "gb", 1024.0 * 1024 * 1024 },
-		{ "kbit", 1024 / 8 }, { "mbit", 1024 * 1024 / 8 },
-		{ "gbit", 1024.0 * 1024 * 1024 / 8 },
+	static const char *const units[] = {
+		"b", "k", "kb", "m", "mb", "g", "gb", "kbit", "mbit", "gbit",
+	};
+	static const double mul[] = {
+		1, 1024, 1024, 1 << 20, 1 << 20, 1 << 30, 1 << 30,
+		1024 / 8, (1 << 20) / 8, (1 << 30) / 8,
 	};
 	char *end;
 	double sz;
@@ -176,11 +311,11 @@ static int parse_size(const char *s, uint32_t *v)
 		return -1;
 	if (*end) {
 		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strcasecmp(end, units[i].unit) == 0)
+			if (strcasecmp(end, units[i]) == 0)
 				break;
 		if (i == sizeof(units) / sizeof(units[0]))
 			return -1;
-		sz *= units[i].mul;
+		sz *= mul[i];
 	}
 	if (sz >= 4294967296.0)
 		return -1;
@@ -191,70 +326,53 @@ static int parse_size(const char *s, uint32_t *v)
 /* One hexadecimal 16-bit part of a tc handle; empty means 0. */
 static int parse_hex16(const char *s, size_t len, uint32_t *v)
 {
-	char buf[8];
-	char *end;
+	char buf[8], *end;
 
-	if (len == 0) {
-		*v = 0;
+	*v = 0;
+	if (len == 0)
 		return 0;
-	}
-	if (len > 4)
+	if (len > 4 || !isxdigit((unsigned char)*s))
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	if (!isxdigit((unsigned char)buf[0]))
-		return -1;
 	*v = strtoul(buf, &end, 16);
 	return *end ? -1 : 0;
 }
 
-/* "MAJ:" or "MAJ", hexadecimal, as tc's get_qdisc_handle(). */
-static int parse_handle(const char *s, uint32_t *h)
+/* "MAJ:" or "MAJ" as tc's handle; "root" or "MAJ:MIN" as tc's parent. */
+static int parse_id(const char *s, bool parent, uint32_t *h)
 {
 	const char *colon = strchr(s, ':');
-	size_t len = colon ? (size_t)(colon - s) : strlen(s);
-	uint32_t maj;
+	uint32_t maj, min = 0;
 
-	if (colon && colon[1])
-		return -1;
-	if (!len || parse_hex16(s, len, &maj))
-		return -1;
-	*h = maj << 16;
-	return 0;
-}
-
-/* "root", or "MAJ:MIN" / "MAJ:" in hexadecimal, as tc's get_tc_classid(). */
-static int parse_parent(const char *s, uint32_t *h)
-{
-	const char *colon = strchr(s, ':');
-	uint32_t maj, min;
-
-	if (strcmp(s, "root") == 0) {
+	if (parent && strcmp(s, "root") == 0) {
 		*h = TC_H_ROOT;
 		return 0;
 	}
-	if (!colon || colon == s)
+	if (parent ? !colon : colon && colon[1])
 		return -1;
-	if (parse_hex16(s, colon - s, &maj) ||
-	    parse_hex16(colon + 1, strlen(colon + 1), &min))
+	if (colon == s || parse_hex16(s, colon ? (size_t)(colon - s) : strlen(s), &maj))
+		return -1;
+	if (parent && parse_hex16(colon + 1, strlen(colon + 1), &min))
 		return -1;
 	*h = TC_H_MAKE(maj << 16, min);
 	return 0;
 }
 
-struct request {
-	const char *dev;
-	uint32_t parent, handle;
-	bool has_parent, has_handle;
-	bool has[TCA_PFIFO_BULK_MAX + 1];
-	uint32_t val[TCA_PFIFO_BULK_MAX + 1];
-};
-
-static void set_once(bool *has, const char *word)
+/* tc's print_tc_classid(). */
+static const char *id_str(uint32_t h, char *buf, size_t len)
 {
-	if (*has)
-		bad_arg("duplicate \"%s\"", shown(word));
-	*has = true;
+	if (h == TC_H_ROOT)
+		snprintf(buf, len, "root");
+	else if (h == TC_H_UNSPEC)
+		snprintf(buf, len, "none");
+	else if (!TC_H_MAJ(h))
+		snprintf(buf, len, ":%x", TC_H_MIN(h));
+	else if (!TC_H_MIN(h))
+		snprintf(buf, len, "%x:", TC_H_MAJ(h) >> 16);
+	else
+		snprintf(buf, len, "%x:%x", TC_H_MAJ(h) >> 16, TC_H_MIN(h));
+	return buf;
 }
 
 static const char *next_value(int *i, int argc, char **argv)
@@ -264,103 +382,59 @@ static const char *next_value(int *i, int argc, char **argv)
 	return argv[++*i];
 }
 
-static void check_dev(const char *dev)
+static void set_once(bool *has, const char *word)
 {
-	if (!*dev || strlen(dev) >= IFNAMSIZ)
-		bad_arg("invalid device name \"%s\"", shown(dev));
+	if (*has)
+		bad_arg("duplicate \"%s\"", shown(word));
+	*has = true;
 }
 
-/* Words after "VERB DEV"; qdisc options only when @options. */
-static void parse_request(int argc, char **argv, bool options,
-			  struct request *r)
+static void set_dev(const char **dev, const char *name)
 {
-	const char *v;
-	uint32_t u;
-	int i, m;
+	if (*dev)
+		bad_arg("duplicate \"dev\"");
+	if (!*name || strlen(name) >= IFNAMSIZ)
+		bad_arg("invalid device name \"%s\"", shown(name));
+	*dev = name;
+}
 
-	if (argc < 1)
-		bad_arg("missing DEV");
-	r->dev = argv[0];
-	check_dev(r->dev);
-	r->parent = TC_H_ROOT;
+/*
+ * "[dev] DEV" and "help", common to every verb: true when argv[*i] was one
+ * of them. A bare word is the device, as in ip and tc.
+ */
+static bool common_word(int *i, int argc, char **argv, const char **dev)
+{
+	const char *w = argv[*i];
 
-	for (i = 1; i < argc; i++) {
-		const char *w = argv[i];
-		int type = 0;
-
-		if (strcmp(w, "root") == 0) {
-			set_once(&r->has_parent, "root/parent");
-			r->parent = TC_H_ROOT;
-			continue;
-		}
-		if (strcmp(w, "parent") == 0) {
-			set_once(&r->has_parent, "root/parent");
-			v = next_value(&i, argc, argv);
-			if (parse_parent(v, &r->parent))
-				bad_arg("invalid \"parent\": \"%s\" (root or MAJ:MIN in hex)", shown(v));
-			continue;
-		}
-		if (strcmp(w, "handle") == 0) {
-			set_once(&r->has_handle, w);
-			v = next_value(&i, argc, argv);
-			if (parse_handle(v, &r->handle))
-				bad_arg("invalid \"handle\": \"%s\" (MAJ: in hex)", shown(v));
-			continue;
-		}
-		if (options) {
-			if (strcmp(w, "limit") == 0)
-				type = TCA_PFIFO_BULK_LIMIT;
-			else if (strcmp(w, "bulk_bytes") == 0)
-				type = TCA_PFIFO_BULK_BULK_BYTES;
-			else if (strcmp(w, "bulk_pkts") == 0)
-				type = TCA_PFIFO_BULK_BULK_PKTS;
-			else if (strcmp(w, "mode") == 0)
-				type = TCA_PFIFO_BULK_MODE;
-		}
-		if (!type)
-			bad_arg("unknown argument \"%s\"", shown(w));
-		set_once(&r->has[type], w);
-		v = next_value(&i, argc, argv);
-		switch (type) {
-		case TCA_PFIFO_BULK_LIMIT:
-			if (parse_u32(v, &u) || u < PFB_LIMIT_MIN || u > PFB_LIMIT_MAX)
-				bad_arg("invalid \"limit\": \"%s\" (%u..%u packets)",
-					shown(v), PFB_LIMIT_MIN, PFB_LIMIT_MAX);
-			break;
-		case TCA_PFIFO_BULK_BULK_BYTES:
-			if (parse_size(v, &u) || u > PFB_BULK_BYTES_MAX)
-				bad_arg("invalid \"bulk_bytes\": \"%s\" (%u..%u bytes)",
-					shown(v), PFB_BULK_BYTES_MIN, PFB_BULK_BYTES_MAX);
-			break;
-		case TCA_PFIFO_BULK_BULK_PKTS:
-			if (parse_u32(v, &u) || u > PFB_BULK_PKTS_MAX)
-				bad_arg("invalid \"bulk_pkts\": \"%s\" (%u..%u packets)",
-					shown(v), PFB_BULK_PKTS_MIN, PFB_BULK_PKTS_MAX);
-			break;
-		default:
-			m = pfb_mode_parse(v);
-			if (m < 0)
-				bad_arg("invalid \"mode\": \"%s\" (auto, bql or nobql)", shown(v));
-			u = m;
-			break;
-		}
-		r->val[type] = u;
+	if (strcmp(w, "help") == 0) {
+		usage(stdout);
+		exit(0);
 	}
+	if (strcmp(w, "dev") == 0) {
+		set_dev(dev, next_value(i, argc, argv));
+		return true;
+	}
+	if (pfb_opt_type(w) || strcmp(w, "root") == 0 || strcmp(w, "parent") == 0 ||
+	    strcmp(w, "handle") == 0 || strcmp(w, "file") == 0 ||
+	    strcmp(w, "interval") == 0 || strcmp(w, "count") == 0 || *dev)
+		return false;
+	set_dev(dev, w);
+	return true;
 }
 
 static int dev_index(const char *dev)
 {
-	unsigned int idx = if_nametoindex(dev);
+	unsigned int idx;
 
-	if (!idx) {
-		fprintf(stderr, "bulkctl: %s: cannot find device \"%s\"\n",
-			verb, shown(dev));
-		exit(EXIT_USAGE);
-	}
+	if (!dev)
+		bad_arg("missing DEV");
+	idx = if_nametoindex(dev);
+	if (!idx)
+		bad_arg("cannot find device \"%s\"", shown(dev));
 	return idx;
 }
 
-/* ---- netlink --------------------------------------------------------------- */
+/* ---- netlink ---------------------------------------------------------------- */
 
 static volatile sig_atomic_t stop;	/* watch: SIGINT or SIGTERM seen */
 static struct mnl_socket *nl;
@@ -373,10 +447,8 @@ static void nl_open(void)
 	int one = 1;
 
 	nl = mnl_socket_open(NETLINK_ROUTE);
-	if (!nl)
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		die(EXIT_KERNEL, "netlink socket: %s", strerror(errno));
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		die(EXIT_KERNEL, "netlink bind: %s", strerror(errno));
 	nl_portid = mnl_socket_get_portid(nl);
 	nl_seq = time(NULL);
 	/* Old kernels lack these; then errors just come without a message. */
@@ -387,14 +459,10 @@ static void nl_open(void)
 static int cb_err_attr(const struct nlattr *attr, void *data)
 {
 	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
 
-	if (mnl_attr_type_valid(attr, NLMSGERR_ATTR_MAX) < 0)
-		return MNL_CB_OK;
-	if (type == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-		return MNL_CB_OK;
-	tb[type] = attr;
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+		tb[NLMSGERR_ATTR_MSG] = attr;
 	return MNL_CB_OK;
 }
 
@@ -415,7 +483,6 @@ static int cb_error(const struct nlmsghdr *nlh, void *data)
 	}
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		hlen += mnl_nlmsg_get_payload_len(&err->msg);
-	ext_msg[0] = '\0';
 	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
 	    mnl_nlmsg_size(hlen) <= nlh->nlmsg_len &&
 	    mnl_attr_parse(nlh, hlen, cb_err_attr, tb) == MNL_CB_OK &&
@@ -424,7 +491,8 @@ static int cb_error(const struct nlmsghdr *nlh, void *data)
 			 mnl_attr_get_str(tb[NLMSGERR_ATTR_MSG]));
 	if (err->error == 0) {
 		if (ext_msg[0])
-			fprintf(stderr, "Warning: %s\n", ext_msg);
+			fprintf(stderr, "Warning: %s%s\n", ext_msg,
+				ext_msg[strlen(ext_msg) - 1] == '.' ? "" : ".");
 		return MNL_CB_STOP;
 	}
 	errno = -err->error;
@@ -453,122 +521,161 @@ static int nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 	return ret;
 }
 
-static void __attribute__((noreturn)) kernel_failed(void)
+/*
+ * One line, as tc prints it ("Error: MSG." or "RTNETLINK answers: ..."),
+ * saying what to do where the kernel's words do not.
+ */
+static void __attribute__((noreturn)) kernel_failed(const char *dev)
 {
 	int e = errno;
+	size_t n = strlen(ext_msg);
 
 	if (e == EINTR && stop)		/* Ctrl-C in the middle of a dump */
 		exit(0);
-	if (ext_msg[0])
-		fprintf(stderr, "Error: %s\n", ext_msg);
-	if (e == EPERM)
-		die(EXIT_KERNEL, "%s (changing a qdisc needs CAP_NET_ADMIN)",
-		    strerror(e));
-	die(EXIT_KERNEL, "%s", strerror(e));
+	if (e == ENOENT && strstr(ext_msg, "qdisc kind is unknown"))
+		fprintf(stderr, "Error: the kernel has no %s qdisc: modprobe sch_pfifo_bulk.\n",
+			PFB_KIND);
+	else if (e == ENOENT && strcmp(verb, "change") == 0)
+		fprintf(stderr, "Error: no qdisc to change on %s: use add or replace.\n",
+			shown(dev));
+	else if (n)
+		fprintf(stderr, "Error: %s%s\n", ext_msg, ext_msg[n - 1] == '.' ? "" : ".");
+	else
+		fprintf(stderr, "RTNETLINK answers: %s%s\n", strerror(e),
+			e == EPERM ? " (changing a qdisc needs CAP_NET_ADMIN)" : "");
+	exit(EXIT_KERNEL);
 }
 
-/* ---- add, change, replace, del ---------------------------------------------- */
+/* ---- add, change, replace, del ------------------------------------------------ */
 
 static int do_modify(int argc, char **argv)
 {
-	struct request r = {};
+	bool del = strcmp(verb, "del") == 0, has_parent = false, has_handle = false;
+	bool has[TCA_PFIFO_BULK_MODE + 1] = {};
+	uint32_t val[TCA_PFIFO_BULK_MODE + 1] = {};
+	uint32_t parent = TC_H_ROOT, handle = 0;
+	const char *dev = NULL, *v;
 	struct nlmsghdr *nlh;
 	struct tcmsg *tcm;
-	bool del = strcmp(verb, "del") == 0;
-	struct nlattr *nest;
-	int type, ifindex;
+	struct nlattr *nest = NULL;
+	int i, type, m;
 
-	parse_request(argc, argv, !del, &r);
-	ifindex = dev_index(r.dev);
+	for (i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (common_word(&i, argc, argv, &dev))
+			continue;
+		if (strcmp(w, "root") == 0) {
+			set_once(&has_parent, "root/parent");
+			continue;
+		}
+		if (strcmp(w, "parent") == 0 || strcmp(w, "handle") == 0) {
+			bool is_parent = w[0] == 'p';
+
+			set_once(is_parent ? &has_parent : &has_handle,
+				 is_parent ? "root/parent" : w);
+			v = next_value(&i, argc, argv);
+			if (parse_id(v, is_parent, is_parent ? &parent : &handle))
+				bad_arg("invalid \"%s\": \"%s\" (%s)", w, shown(v),
+					is_parent ? "root or MAJ:MIN in hex" : "MAJ: in hex");
+			continue;
+		}
+		type = del ? 0 : pfb_opt_type(w);
+		if (!type)
+			bad_arg("unknown argument \"%s\"; try \"bulkctl %s help\"",
+				shown(w), verb);
+		set_once(&has[type], w);
+		v = next_value(&i, argc, argv);
+		if (type == TCA_PFIFO_BULK_MODE) {
+			m = pfb_mode_parse(v);
+			if (m < 0)
+				bad_arg("invalid \"mode\": \"%s\" (auto, bql or nobql)", shown(v));
+			val[type] = m;
+		} else if (type == TCA_PFIFO_BULK_BULK_BYTES ? parse_size(v, &val[type]) :
+			   parse_u32(v, &val[type])) {
+			bad_arg("invalid \"%s\": \"%s\" (%s)", w, shown(v),
+				type == TCA_PFIFO_BULK_BULK_BYTES ?
+				"a size: 1500, 64k, 1m..." : "a number of packets");
+		}
+	}
 
 	nlh = mnl_nlmsg_put_header(nl_buf);
+	nlh->nlmsg_type = del ? RTM_DELQDISC : RTM_NEWQDISC;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	if (del) {
-		nlh->nlmsg_type = RTM_DELQDISC;
-	} else {
-		nlh->nlmsg_type = RTM_NEWQDISC;
-		if (strcmp(verb, "add") == 0)
-			nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
-		else if (strcmp(verb, "replace") == 0)
-			nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
-	}
+	if (strcmp(verb, "add") == 0)
+		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
+	else if (strcmp(verb, "replace") == 0)
+		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
-	tcm->tcm_parent = r.parent;
-	tcm->tcm_handle = r.handle;
+	tcm->tcm_ifindex = dev_index(dev);
+	tcm->tcm_parent = parent;
+	tcm->tcm_handle = handle;
 	/* On del the kind makes the kernel refuse to remove another qdisc. */
 	mnl_attr_put_strz(nlh, TCA_KIND, PFB_KIND);
 
 	/* Only what was given: "change" leaves the rest as it is. */
-	for (type = 1; type <= TCA_PFIFO_BULK_MAX && !r.has[type]; type++)
-		;
-	if (type <= TCA_PFIFO_BULK_MAX) {
-		nest = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-		for (type = 1; type <= TCA_PFIFO_BULK_MAX; type++) {
-			if (!r.has[type])
-				continue;
-			if (type == TCA_PFIFO_BULK_MODE)
-				mnl_attr_put_u8(nlh, type, r.val[type]);
-			else
-				mnl_attr_put_u32(nlh, type, r.val[type]);
-		}
-		mnl_attr_nest_end(nlh, nest);
+	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MODE; type++) {
+		if (!has[type])
+			continue;
+		if (!nest)
+			nest = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+		if (type == TCA_PFIFO_BULK_MODE)
+			mnl_attr_put_u8(nlh, type, val[type]);
+		else
+			mnl_attr_put_u32(nlh, type, val[type]);
 	}
+	if (nest)
+		mnl_attr_nest_end(nlh, nest);
 
 	nl_open();
 	if (nl_talk(nlh, NULL, NULL) < 0)
-		kernel_failed();
+		kernel_failed(dev);
 	return 0;
 }
 
-/* ---- parsing a qdisc dump -------------------------------------------------- */
+/* ---- reading a qdisc dump ------------------------------------------------------ */
 
 struct qinfo {
 	int ifindex;
 	uint32_t handle, parent, refcnt;
-	char kind[IFNAMSIZ];
-	bool has_opt[TCA_PFIFO_BULK_MAX + 1];
-	uint32_t opt[TCA_PFIFO_BULK_MAX + 1];
-	bool has_basic, has_queue;
+	const char *kind;
+	bool has_stats, has_basic, has_queue, has_xstats;
 	uint64_t bytes, packets;
 	struct gnet_stats_queue queue;
-	bool has_x[TCA_PFIFO_BULK_XSTATS_MAX + 1];
-	uint64_t x[TCA_PFIFO_BULK_XSTATS_MAX + 1];
-	bool has_hist, has_bucket[TCA_PFIFO_BULK_HIST_MAX + 1];
-	uint64_t hist[TCA_PFIFO_BULK_HIST_MAX + 1];
+	struct pfb_qopt opt;
+	struct pfb_xstats x;
 };
 
-struct attr_table {
+struct attrs {
 	const struct nlattr **tb;
-	int max;
-	const enum mnl_attr_data_type *types;	/* expected type per attribute */
+	unsigned int max;
 };
 
-/*
- * Keep an attribute only when its type is known and its payload has the
- * expected type and length; unknown and malformed ones are left out.
- */
 static int cb_attr(const struct nlattr *attr, void *data)
 {
-	const struct attr_table *t = data;
-	int type = mnl_attr_get_type(attr);
+	const struct attrs *a = data;
 
-	if (mnl_attr_type_valid(attr, t->max) < 0)
-		return MNL_CB_OK;
-	if (t->types[type] == MNL_TYPE_UNSPEC ||
-	    mnl_attr_validate(attr, t->types[type]) < 0)
-		return MNL_CB_OK;
-	t->tb[type] = attr;
+	if (mnl_attr_get_type(attr) <= a->max)
+		a->tb[mnl_attr_get_type(attr)] = attr;
 	return MNL_CB_OK;
 }
 
-static void parse_nest(const struct nlattr *nest, const struct nlattr **tb,
-		       int max, const enum mnl_attr_data_type *types)
+/* The attributes of @nest, or of @nlh after its tcmsg, into @tb[0..max]. */
+static void parse_attrs(const struct nlmsghdr *nlh, const struct nlattr *nest,
+			const struct nlattr **tb, unsigned int max)
 {
-	struct attr_table t = { tb, max, types };
+	struct attrs a = { tb, max };
 
-	mnl_attr_parse_nested(nest, cb_attr, &t);
+	if (nest)
+		mnl_attr_parse_nested(nest, cb_attr, &a);
+	else
+		mnl_attr_parse(nlh, sizeof(struct tcmsg), cb_attr, &a);
+}
+
+static bool attr_len(const struct nlattr *a, size_t len)
+{
+	return a && mnl_attr_get_payload_len(a) == len;
 }
 
 static void copy_payload(void *dst, size_t size, const struct nlattr *a)
@@ -579,418 +686,126 @@ static void copy_payload(void *dst, size_t size, const struct nlattr *a)
 	memcpy(dst, mnl_attr_get_payload(a), len < size ? len : size);
 }
 
-static void parse_xstats(const struct nlattr *app, struct qinfo *q)
-{
-	static const enum mnl_attr_data_type xtypes[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {
-		[TCA_PFIFO_BULK_XSTATS_BATCHES]		= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS]	= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_BATCH_BYTES]	= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_HIST]		= MNL_TYPE_NESTED,
-		[TCA_PFIFO_BULK_XSTATS_END_BYTES]	= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_END_PKTS]	= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_END_BUDGET]	= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_END_EMPTY]	= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_RESCHEDULES]	= MNL_TYPE_U64,
-	};
-	static const enum mnl_attr_data_type htypes[TCA_PFIFO_BULK_HIST_MAX + 1] = {
-		[TCA_PFIFO_BULK_HIST_1 ... TCA_PFIFO_BULK_HIST_MAX] = MNL_TYPE_U64,
-	};
-	const struct nlattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {};
-	const struct nlattr *hb[TCA_PFIFO_BULK_HIST_MAX + 1] = {};
-	int i;
-
-	parse_nest(app, tb, TCA_PFIFO_BULK_XSTATS_MAX, xtypes);
-	for (i = TCA_PFIFO_BULK_XSTATS_BATCHES; i <= TCA_PFIFO_BULK_XSTATS_MAX; i++) {
-		if (xtypes[i] != MNL_TYPE_U64 || !tb[i])
-			continue;
-		q->has_x[i] = true;
-		q->x[i] = mnl_attr_get_u64(tb[i]);
-	}
-	if (!tb[TCA_PFIFO_BULK_XSTATS_HIST])
-		return;
-	q->has_hist = true;
-	parse_nest(tb[TCA_PFIFO_BULK_XSTATS_HIST], hb,
-		   TCA_PFIFO_BULK_HIST_MAX, htypes);
-	for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++) {
-		if (!hb[i])
-			continue;
-		q->has_bucket[i] = true;
-		q->hist[i] = mnl_attr_get_u64(hb[i]);
-	}
-}
-
-static void parse_stats2(const struct nlattr *st, struct qinfo *q)
-{
-	static const enum mnl_attr_data_type stypes[TCA_STATS_MAX + 1] = {
-		[TCA_STATS_BASIC] = MNL_TYPE_BINARY,
-		[TCA_STATS_QUEUE] = MNL_TYPE_BINARY,
-		[TCA_STATS_APP] = MNL_TYPE_NESTED,
-		[TCA_STATS_PKT64] = MNL_TYPE_U64,
-	};
-	const struct nlattr *tb[TCA_STATS_MAX + 1] = {};
-	struct gnet_stats_basic basic;
-
-	parse_nest(st, tb, TCA_STATS_MAX, stypes);
-	if (tb[TCA_STATS_BASIC]) {
-		copy_payload(&basic, sizeof(basic), tb[TCA_STATS_BASIC]);
-		q->has_basic = true;
-		q->bytes = basic.bytes;
-		q->packets = basic.packets;
-		/* As tc: the 64-bit count wins when the kernel sends one. */
-		if (tb[TCA_STATS_PKT64] && mnl_attr_get_u64(tb[TCA_STATS_PKT64]))
-			q->packets = mnl_attr_get_u64(tb[TCA_STATS_PKT64]);
-	}
-	if (tb[TCA_STATS_QUEUE]) {
-		copy_payload(&q->queue, sizeof(q->queue), tb[TCA_STATS_QUEUE]);
-		q->has_queue = true;
-	}
-	if (tb[TCA_STATS_APP])
-		parse_xstats(tb[TCA_STATS_APP], q);
-}
-
-/* One RTM_NEWQDISC into @q; false when it is not a usable qdisc message. */
+/* One RTM_NEWQDISC of a pfifo_bulk into @q; false for anything else. */
 static bool parse_qdisc(const struct nlmsghdr *nlh, struct qinfo *q)
 {
-	static const enum mnl_attr_data_type types[TCA_MAX + 1] = {
-		[TCA_KIND] = MNL_TYPE_NUL_STRING,
-		[TCA_OPTIONS] = MNL_TYPE_NESTED,
-		[TCA_STATS2] = MNL_TYPE_NESTED,
-	};
-	static const enum mnl_attr_data_type otypes[TCA_PFIFO_BULK_MAX + 1] = {
-		[TCA_PFIFO_BULK_LIMIT] = MNL_TYPE_U32,
-		[TCA_PFIFO_BULK_BULK_BYTES] = MNL_TYPE_U32,
-		[TCA_PFIFO_BULK_BULK_PKTS] = MNL_TYPE_U32,
-		[TCA_PFIFO_BULK_MODE] = MNL_TYPE_U8,
-		[TCA_PFIFO_BULK_EFFECTIVE_MODE] = MNL_TYPE_U8,
-		[TCA_PFIFO_BULK_LOCKLESS] = MNL_TYPE_U8,
-	};
 	const struct nlattr *tb[TCA_MAX + 1] = {};
-	const struct nlattr *ob[TCA_PFIFO_BULK_MAX + 1] = {};
-	struct attr_table t = { tb, TCA_MAX, types };
-	const struct tcmsg *tcm;
-	int i;
+	const struct nlattr *o[TCA_PFIFO_BULK_MAX + 1] = {};
+	const struct nlattr *st[TCA_STATS_MAX + 1] = {};
+	const struct nlattr *x[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {};
+	const struct nlattr *h[TCA_PFIFO_BULK_HIST_MAX + 1] = {};
+	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct gnet_stats_basic basic;
 
 	memset(q, 0, sizeof(*q));
 	if (nlh->nlmsg_type != RTM_NEWQDISC ||
 	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*tcm)))
 		return false;
-	tcm = mnl_nlmsg_get_payload(nlh);
 	q->ifindex = tcm->tcm_ifindex;
 	q->handle = tcm->tcm_handle;
 	q->parent = tcm->tcm_parent;
 	q->refcnt = tcm->tcm_info;
-	if (mnl_attr_parse(nlh, sizeof(*tcm), cb_attr, &t) < 0 || !tb[TCA_KIND])
+	parse_attrs(nlh, NULL, tb, TCA_MAX);
+	if (!tb[TCA_KIND] || mnl_attr_validate(tb[TCA_KIND], MNL_TYPE_NUL_STRING) ||
+	    strcmp(mnl_attr_get_str(tb[TCA_KIND]), PFB_KIND) != 0)
 		return false;
-	snprintf(q->kind, sizeof(q->kind), "%s", mnl_attr_get_str(tb[TCA_KIND]));
+	q->kind = PFB_KIND;
 
 	if (tb[TCA_OPTIONS]) {
-		parse_nest(tb[TCA_OPTIONS], ob, TCA_PFIFO_BULK_MAX, otypes);
-		for (i = 1; i <= TCA_PFIFO_BULK_MAX; i++) {
-			if (!ob[i])
-				continue;
-			q->has_opt[i] = true;
-			q->opt[i] = otypes[i] == MNL_TYPE_U8 ?
-				    mnl_attr_get_u8(ob[i]) : mnl_attr_get_u32(ob[i]);
-		}
+		parse_attrs(NULL, tb[TCA_OPTIONS], o, TCA_PFIFO_BULK_MAX);
+		pfb_read_qopt(&q->opt, (const void *const *)o);
 	}
-	if (tb[TCA_STATS2])
-		parse_stats2(tb[TCA_STATS2], q);
+	if (!tb[TCA_STATS2])
+		return true;
+	q->has_stats = true;
+	parse_attrs(NULL, tb[TCA_STATS2], st, TCA_STATS_MAX);
+	if (st[TCA_STATS_BASIC]) {
+		copy_payload(&basic, sizeof(basic), st[TCA_STATS_BASIC]);
+		q->has_basic = true;
+		q->bytes = basic.bytes;
+		q->packets = basic.packets;
+		/* As tc: the 64-bit count wins when the kernel sends one. */
+		if (attr_len(st[TCA_STATS_PKT64], 8) && mnl_attr_get_u64(st[TCA_STATS_PKT64]))
+			q->packets = mnl_attr_get_u64(st[TCA_STATS_PKT64]);
+	}
+	if (st[TCA_STATS_QUEUE]) {
+		copy_payload(&q->queue, sizeof(q->queue), st[TCA_STATS_QUEUE]);
+		q->has_queue = true;
+	}
+	if (st[TCA_STATS_APP]) {
+		q->has_xstats = true;
+		parse_attrs(NULL, st[TCA_STATS_APP], x, TCA_PFIFO_BULK_XSTATS_MAX);
+		if (x[TCA_PFIFO_BULK_XSTATS_HIST])
+			parse_attrs(NULL, x[TCA_PFIFO_BULK_XSTATS_HIST], h,
+				    TCA_PFIFO_BULK_HIST_MAX);
+		pfb_read_xstats(&q->x, (const void *const *)x,
+				x[TCA_PFIFO_BULK_XSTATS_HIST] ? (const void *const *)h : NULL);
+	}
 	return true;
-}
-
-/* ---- output ------------------------------------------------------------------ */
-
-static bool json_sep;
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void json_key(const char *k)
-{
-	if (json_sep)
-		putchar(',');
-	json_str(k);
-	putchar(':');
-	json_sep = true;
-}
-
-static void json_open(const char *k, char c)
-{
-	if (k)
-		json_key(k);
-	else if (json_sep)
-		putchar(',');
-	putchar(c);
-	json_sep = false;
-}
-
-static void json_close(char c)
-{
-	putchar(c);
-	json_sep = true;
-}
-
-static void json_u64(const char *k, uint64_t v)
-{
-	json_key(k);
-	printf("%llu", (unsigned long long)v);
-}
-
-static void json_string(const char *k, const char *v)
-{
-	json_key(k);
-	json_str(v);
-}
-
-static void json_double(const char *k, double v)
-{
-	json_key(k);
-	printf("%g", v);
-}
-
-static const char *mode_str(uint32_t m, char *buf, size_t len)
-{
-	const char *name = pfb_mode_name(m);
-
-	if (name)
-		return name;
-	snprintf(buf, len, "%u", m);
-	return buf;
-}
-
-static const char *classid_str(uint32_t h, char *buf, size_t len)
-{
-	if (TC_H_MIN(h))
-		snprintf(buf, len, "%x:%x", TC_H_MAJ(h) >> 16, TC_H_MIN(h));
-	else
-		snprintf(buf, len, "%x:", TC_H_MAJ(h) >> 16);
-	return buf;
-}
-
-static const int xs_totals[] = {
-	TCA_PFIFO_BULK_XSTATS_BATCHES, TCA_PFIFO_BULK_XSTATS_BATCH_PKTS,
-	TCA_PFIFO_BULK_XSTATS_BATCH_BYTES,
-};
-static const int xs_ends[] = {
-	TCA_PFIFO_BULK_XSTATS_END_BYTES, TCA_PFIFO_BULK_XSTATS_END_PKTS,
-	TCA_PFIFO_BULK_XSTATS_END_BUDGET, TCA_PFIFO_BULK_XSTATS_END_EMPTY,
-};
-static const int xs_other[] = {
-	TCA_PFIFO_BULK_XSTATS_RESCHEDULES,
-};
-
-/* JSON keys of the extended statistics, the same as the tc plugin's. */
-static const char *const xs_keys[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {
-	[TCA_PFIFO_BULK_XSTATS_BATCHES]		= "batches",
-	[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS]	= "batch_pkts",
-	[TCA_PFIFO_BULK_XSTATS_BATCH_BYTES]	= "batch_bytes",
-	[TCA_PFIFO_BULK_XSTATS_END_BYTES]	= "end_bytes",
-	[TCA_PFIFO_BULK_XSTATS_END_PKTS]	= "end_pkts",
-	[TCA_PFIFO_BULK_XSTATS_END_BUDGET]	= "end_budget",
-	[TCA_PFIFO_BULK_XSTATS_END_EMPTY]	= "end_empty",
-	[TCA_PFIFO_BULK_XSTATS_RESCHEDULES]	= "reschedules",
-};
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool mean_batch(const struct qinfo *q, double *m)
-{
-	uint64_t b = q->x[TCA_PFIFO_BULK_XSTATS_BATCHES];
-
-	if (!q->has_x[TCA_PFIFO_BULK_XSTATS_BATCHES] ||
-	    !q->has_x[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS])
-		return false;
-	*m = b ? (double)q->x[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS] / b : 0.0;
-	return true;
-}
-
-static void json_counters(const struct qinfo *q, const int *types, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (q->has_x[types[i]])
-			json_u64(xs_keys[types[i]], q->x[types[i]]);
-}
-
-static void print_json(const struct qinfo *q, bool stats)
-{
-	char buf[32], ifname[IF_NAMESIZE];
-	double m;
-	int i;
-
-	json_open(NULL, '{');
-	json_string("kind", q->kind);
-	json_string("handle", classid_str(q->handle & TC_H_MAJ_MASK, buf, sizeof(buf)));
-	if (if_indextoname(q->ifindex, ifname))
-		json_string("dev", ifname);
-	else
-		json_u64("ifindex", q->ifindex);
-	if (q->parent == TC_H_ROOT) {
-		json_key("root");
-		printf("true");
-	} else if (q->parent) {
-		json_string("parent", classid_str(q->parent, buf, sizeof(buf)));
-	}
-	if (q->refcnt != 1)
-		json_u64("refcnt", q->refcnt);
-
-	json_open("options", '{');
-	if (q->has_opt[TCA_PFIFO_BULK_LIMIT])
-		json_u64("limit", q->opt[TCA_PFIFO_BULK_LIMIT]);
-	if (q->has_opt[TCA_PFIFO_BULK_BULK_BYTES])
-		json_u64("bulk_bytes", q->opt[TCA_PFIFO_BULK_BULK_BYTES]);
-	if (q->has_opt[TCA_PFIFO_BULK_BULK_PKTS])
-		json_u64("bulk_pkts", q->opt[TCA_PFIFO_BULK_BULK_PKTS]);
-	if (q->has_opt[TCA_PFIFO_BULK_MODE])
-		json_string("mode", mode_str(q->opt[TCA_PFIFO_BULK_MODE], buf, sizeof(buf)));
-	if (q->has_opt[TCA_PFIFO_BULK_EFFECTIVE_MODE])
-		json_string("effective_mode",
-			    mode_str(q->opt[TCA_PFIFO_BULK_EFFECTIVE_MODE], buf, sizeof(buf)));
-	if (q->has_opt[TCA_PFIFO_BULK_LOCKLESS]) {
-		json_key("lockless");
-		printf(q->opt[TCA_PFIFO_BULK_LOCKLESS] ? "true" : "false");
-	}
-	json_close('}');
-
-	if (stats) {
-		if (q->has_basic) {
-			json_u64("bytes", q->bytes);
-			json_u64("packets", q->packets);
-		}
-		if (q->has_queue) {
-			json_u64("drops", q->queue.drops);
-			json_u64("overlimits", q->queue.overlimits);
-			json_u64("requeues", q->queue.requeues);
-			json_u64("backlog", q->queue.backlog);
-			json_u64("qlen", q->queue.qlen);
-		}
-		json_counters(q, xs_totals, N(xs_totals));
-		if (mean_batch(q, &m))
-			json_double("mean_batch", m);
-		if (q->has_hist) {
-			json_open("batch_hist", '{');
-			for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++)
-				if (q->has_bucket[i])
-					json_u64(pfb_hist_keys[i], q->hist[i]);
-			json_close('}');
-		}
-		json_counters(q, xs_ends, N(xs_ends));
-		json_counters(q, xs_other, N(xs_other));
-	}
-	json_close('}');
-}
-
-static void text_counters(const struct qinfo *q, const int *types, size_t n)
-{
-	bool begun = false;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!q->has_x[types[i]])
-			continue;
-		printf("%s %s %llu", begun ? "" : "\n ", xs_keys[types[i]],
-		       (unsigned long long)q->x[types[i]]);
-		begun = true;
-	}
-}
-
-/* The layout of "tc -s qdisc show", without its trailing blanks. */
-static void print_text(const struct qinfo *q, bool stats)
-{
-	char buf[32], ifname[IF_NAMESIZE];
-	bool begun = false;
-	double m;
-	int i;
-
-	printf("qdisc %s %s", q->kind,
-	       classid_str(q->handle & TC_H_MAJ_MASK, buf, sizeof(buf)));
-	if (if_indextoname(q->ifindex, ifname))
-		printf(" dev %s", ifname);
-	else
-		printf(" ifindex %d", q->ifindex);
-	if (q->parent == TC_H_ROOT)
-		printf(" root");
-	else if (q->parent)
-		printf(" parent %s", classid_str(q->parent, buf, sizeof(buf)));
-	if (q->refcnt != 1)
-		printf(" refcnt %u", q->refcnt);
-	if (q->has_opt[TCA_PFIFO_BULK_LIMIT])
-		printf(" limit %up", q->opt[TCA_PFIFO_BULK_LIMIT]);
-	if (q->has_opt[TCA_PFIFO_BULK_BULK_BYTES])
-		printf(" bulk_bytes %s", pfb_sprint_size(q->opt[TCA_PFIFO_BULK_BULK_BYTES],
-							buf, sizeof(buf)));
-	if (q->has_opt[TCA_PFIFO_BULK_BULK_PKTS])
-		printf(" bulk_pkts %u", q->opt[TCA_PFIFO_BULK_BULK_PKTS]);
-	if (q->has_opt[TCA_PFIFO_BULK_MODE])
-		printf(" mode %s", mode_str(q->opt[TCA_PFIFO_BULK_MODE], buf, sizeof(buf)));
-	if (q->has_opt[TCA_PFIFO_BULK_EFFECTIVE_MODE])
-		printf(" effective_mode %s",
-		       mode_str(q->opt[TCA_PFIFO_BULK_EFFECTIVE_MODE], buf, sizeof(buf)));
-	if (q->has_opt[TCA_PFIFO_BULK_LOCKLESS])
-		printf(" %s", q->opt[TCA_PFIFO_BULK_LOCKLESS] ? "lockless" : "locked");
-	if (stats) {
-		if (q->has_basic || q->has_queue)
-			printf("\n");
-		if (q->has_basic)
-			printf(" Sent %llu bytes %llu pkt",
-			       (unsigned long long)q->bytes,
-			       (unsigned long long)q->packets);
-		if (q->has_queue)
-			printf(" (dropped %u, overlimits %u requeues %u)\n"
-			       " backlog %s %up requeues %u",
-			       q->queue.drops, q->queue.overlimits,
-			       q->queue.requeues,
-			       pfb_sprint_size(q->queue.backlog, buf, sizeof(buf)),
-			       q->queue.qlen, q->queue.requeues);
-		text_counters(q, xs_totals, N(xs_totals));
-		if (mean_batch(q, &m))
-			printf(" mean_batch %.2f", m);
-		for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++) {
-			if (!q->has_bucket[i])
-				continue;
-			printf("%s %s:%llu", begun ? "" : "\n  batch_hist",
-			       pfb_hist_keys[i], (unsigned long long)q->hist[i]);
-			begun = true;
-		}
-		text_counters(q, xs_ends, N(xs_ends));
-		text_counters(q, xs_other, N(xs_other));
-	}
-	printf("\n");
 }
 
 /* ---- show ---------------------------------------------------------------------- */
 
 struct dump {
 	int ifindex;		/* 0: every device */
-	bool stats, json;
 	unsigned int count;
 	void (*fn)(struct dump *d, const struct qinfo *q);
-	struct qinfo sum;	/* watch: the sum over the matching qdiscs */
+	void *priv;
 };
+
+/* "tc [-s] [-j] qdisc show [dev DEV]", line for line. */
+static void print_qdisc(struct dump *d, const struct qinfo *q)
+{
+	char buf[32], ifname[IF_NAMESIZE];
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "kind", "qdisc %s", q->kind);
+	print_string(PRINT_ANY, "handle", " %s ", id_str(q->handle & TC_H_MAJ_MASK, buf, sizeof(buf)));
+	if (!d->ifindex) {
+		if (!if_indextoname(q->ifindex, ifname))
+			snprintf(ifname, sizeof(ifname), "if%d", q->ifindex);
+		print_string(PRINT_ANY, "dev", "dev %s ", ifname);
+	}
+	if (q->parent == TC_H_ROOT)
+		print_bool(PRINT_ANY, "root", "root ", true);
+	else if (q->parent)
+		print_string(PRINT_ANY, "parent", "parent %s ", id_str(q->parent, buf, sizeof(buf)));
+	if (q->refcnt != 1)
+		print_uint(PRINT_ANY, "refcnt", "refcnt %u ", q->refcnt);
+	open_json_object("options");
+	pfb_print_qopt(&q->opt);
+	close_json_object();
+	print_nl();
+	if (stats && q->has_stats) {
+		if (q->has_basic) {
+			print_u64(PRINT_ANY, "bytes", " Sent %" PRIu64 " bytes", q->bytes);
+			print_u64(PRINT_ANY, "packets", " %" PRIu64 " pkt", q->packets);
+		}
+		if (q->has_queue) {
+			print_uint(PRINT_ANY, "drops", " (dropped %u", q->queue.drops);
+			print_uint(PRINT_ANY, "overlimits", ", overlimits %u", q->queue.overlimits);
+			print_uint(PRINT_ANY, "requeues", " requeues %u) ", q->queue.requeues);
+			print_nl();
+			print_size(PRINT_ANY, "backlog", " backlog %s", q->queue.backlog);
+			print_uint(PRINT_ANY, "qlen", " %up", q->queue.qlen);
+			print_uint(PRINT_FP, NULL, " requeues %u", q->queue.requeues);
+		}
+		print_nl();
+	}
+	if (stats && q->has_xstats) {
+		pfb_print_xstats(&q->x);
+		print_nl();
+	}
+	close_json_object();
+}
 
 static int cb_qdisc(const struct nlmsghdr *nlh, void *data)
 {
 	struct dump *d = data;
 	struct qinfo q;
 
-	if (!parse_qdisc(nlh, &q) || strcmp(q.kind, PFB_KIND) != 0)
-		return MNL_CB_OK;
 	/* The kernel ignores tcm_ifindex in dumps, so filter here. */
-	if (d->ifindex && q.ifindex != d->ifindex)
+	if (!parse_qdisc(nlh, &q) || (d->ifindex && q.ifindex != d->ifindex))
 		return MNL_CB_OK;
 	d->fn(d, &q);
 	d->count++;
@@ -1008,7 +823,7 @@ static void dump_qdiscs(struct dump *d)
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = d->ifindex;
 	if (nl_talk(nlh, cb_qdisc, d) < 0)
-		kernel_failed();
+		kernel_failed(NULL);
 }
 
 /*
@@ -1022,61 +837,65 @@ static void read_qdiscs(struct dump *d, const char *path)
 	size_t len;
 
 	if (!f)
-		bad_arg("cannot read \"--file\" \"%s\": %s", shown(path),
-			strerror(errno));
+		bad_arg("cannot read \"%s\": %s", shown(path), strerror(errno));
 	len = fread(fbuf, 1, sizeof(fbuf), f);
 	fclose(f);
 	if (mnl_cb_run(fbuf, len, 0, 0, cb_qdisc, d) < 0)
 		die(EXIT_KERNEL, "%s: bad message: %s", shown(path), strerror(errno));
 }
 
-static void show_one(struct dump *d, const struct qinfo *q)
-{
-	if (d->json)
-		print_json(q, d->stats);
-	else
-		print_text(q, d->stats);
-}
-
 static int do_show(int argc, char **argv)
 {
-	struct dump d = { .fn = show_one };
+	struct dump d = { .fn = print_qdisc };
 	const char *dev = NULL, *file = NULL;
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--stats") == 0) {
-			d.stats = true;
-		} else if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0) {
-			d.json = true;
-		} else if (strcmp(argv[i], "--file") == 0) {
-			file = next_value(&i, argc, argv);
-		} else if (argv[i][0] == '-' || dev) {
-			bad_arg("unknown argument \"%s\"", shown(argv[i]));
-		} else {
-			dev = argv[i];
-			check_dev(dev);
-		}
+		if (common_word(&i, argc, argv, &dev))
+			continue;
+		if (strcmp(argv[i], "file") != 0)
+			bad_arg("unknown argument \"%s\"; try \"bulkctl show help\"",
+				shown(argv[i]));
+		if (file)
+			bad_arg("duplicate \"file\"");
+		file = next_value(&i, argc, argv);
 	}
 	if (dev)
 		d.ifindex = dev_index(dev);
 
-	if (d.json)
-		json_open(NULL, '[');
+	open_json_array(NULL);
 	if (file) {
 		read_qdiscs(&d, file);
 	} else {
 		nl_open();
 		dump_qdiscs(&d);
 	}
-	if (d.json) {
-		json_close(']');
+	close_json_array();
+	if (json)
 		putchar('\n');
-	}
+	if (dev && !d.count)
+		die(EXIT_KERNEL, "no %s qdisc on %s", PFB_KIND, shown(dev));
 	return 0;
 }
 
 /* ---- watch ------------------------------------------------------------------------ */
+
+/*
+ * The counters of one qdisc, or what they counted over an interval:
+ * packets, drops, then the extended statistics by attribute.
+ */
+enum { S_PACKETS, S_DROPS, S_X, S_N = S_X + TCA_PFIFO_BULK_XSTATS_MAX + 1 };
+#define S_XSTAT(name)	(S_X + TCA_PFIFO_BULK_XSTATS_##name)
+
+struct sample {
+	uint32_t handle, parent;
+	uint64_t c[S_N];
+};
+
+struct samples {
+	struct sample *s;
+	size_t n, cap;
+};
 
 static void on_signal(int sig)
 {
@@ -1084,116 +903,152 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void add_one(struct dump *d, const struct qinfo *q)
+static void add_sample(struct dump *d, const struct qinfo *q)
 {
-	int i;
+	struct samples *ss = d->priv;
+	struct sample *s;
 
-	d->sum.packets += q->packets;
-	d->sum.queue.drops += q->queue.drops;
-	for (i = 0; i <= TCA_PFIFO_BULK_XSTATS_MAX; i++) {
-		d->sum.x[i] += q->x[i];
-		d->sum.has_x[i] |= q->has_x[i];
+	if (ss->n == ss->cap) {
+		ss->cap = ss->cap ? 2 * ss->cap : 8;
+		ss->s = realloc(ss->s, ss->cap * sizeof(*ss->s));
+		if (!ss->s)
+			die(EXIT_KERNEL, "out of memory");
 	}
+	s = &ss->s[ss->n++];
+	s->handle = q->handle;
+	s->parent = q->parent;
+	s->c[S_PACKETS] = q->packets;
+	s->c[S_DROPS] = q->queue.drops;
+	memcpy(&s->c[S_X], q->x.v, sizeof(q->x.v));
 }
 
-static void sample(struct dump *d, const char *dev, struct qinfo *out)
+static int by_place(const void *a, const void *b)
 {
-	memset(&d->sum, 0, sizeof(d->sum));
+	const struct sample *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+/* The counters of DEV's pfifo_bulk qdiscs, in queue order. */
+static void sample(struct dump *d, const char *dev, struct samples *ss)
+{
+	ss->n = 0;
+	d->priv = ss;
 	d->count = 0;
 	dump_qdiscs(d);
 	if (!d->count)
-		die(EXIT_KERNEL, "no %s qdisc on %s", PFB_KIND, dev);
-	*out = d->sum;
+		die(EXIT_KERNEL, "no %s qdisc on %s", PFB_KIND, shown(dev));
+	qsort(ss->s, ss->n, sizeof(*ss->s), by_place);
 }
 
-static uint64_t delta(uint64_t now, uint64_t then)
+/*
+ * What @now counted since @then, the same qdisc (ifindex, handle, parent)
+ * one interval earlier, or NULL when it is new: all it counted is new.
+ * A counter that went down belongs to a qdisc deleted and created again.
+ */
+static void delta(struct sample *d, const struct sample *now,
+		  const struct sample *then)
 {
-	return now >= then ? now - then : now;	/* counters were reset */
+	int i;
+
+	for (i = 0; i < S_N; i++)
+		d->c[i] = then && now->c[i] >= then->c[i] ?
+			  now->c[i] - then->c[i] : now->c[i];
 }
 
-static double secs(const struct timespec *a, const struct timespec *b)
-{
-	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static void print_rates(const char *dev, const struct qinfo *a,
-			const struct qinfo *b, double dt, bool json)
+static void print_rates(const char *name, const struct sample *d, double dt)
 {
 	static const char *const share_keys[] = {
 		"end_bytes_pct", "end_pkts_pct", "end_budget_pct", "end_empty_pct",
 	};
-	uint64_t batches = delta(b->x[TCA_PFIFO_BULK_XSTATS_BATCHES],
-				 a->x[TCA_PFIFO_BULK_XSTATS_BATCHES]);
-	uint64_t bpkts = delta(b->x[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS],
-			       a->x[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS]);
-	double pps = delta(b->packets, a->packets) / dt;
-	double bps = batches / dt;
-	double mean = batches ? (double)bpkts / batches : 0.0;
-	double dps = delta(b->queue.drops, a->queue.drops) / dt;
-	double share[N(xs_ends)];
-	size_t i;
+	uint64_t batches = d->c[S_XSTAT(BATCHES)];
+	int i;
 
-	for (i = 0; i < N(xs_ends); i++)
-		share[i] = batches ? 100.0 * delta(b->x[xs_ends[i]],
-						   a->x[xs_ends[i]]) / batches : 0.0;
-	if (json) {
-		json_sep = false;
-		json_open(NULL, '{');
-		json_string("dev", dev);
-		json_double("interval", dt);
-		json_double("pkts_per_sec", pps);
-		json_double("batches_per_sec", bps);
-		json_double("mean_batch", mean);
-		json_double("drops_per_sec", dps);
-		for (i = 0; i < N(xs_ends); i++)
-			json_double(share_keys[i], share[i]);
-		json_close('}');
-		putchar('\n');
-	} else {
-		printf("%10.1f %10.1f %8.2f %9.1f %7.1f %7.1f %7.1f %7.1f\n",
-		       pps, bps, mean, dps, share[0], share[1], share[2], share[3]);
+	print_string(PRINT_FP, NULL, "%-12s", name);
+	print_float(PRINT_ANY, "pkts_per_sec", " %10.1f", d->c[S_PACKETS] / dt);
+	print_float(PRINT_ANY, "batches_per_sec", " %10.1f", batches / dt);
+	print_float(PRINT_ANY, "mean_batch", " %7.2f", batches ?
+		    (double)d->c[S_XSTAT(BATCH_PKTS)] / batches : 0.0);
+	print_float(PRINT_ANY, "drops_per_sec", " %9.1f", d->c[S_DROPS] / dt);
+	for (i = 0; i < 4; i++)
+		print_float(PRINT_ANY, share_keys[i], " %7.1f", batches ? 100.0 *
+			    d->c[S_XSTAT(END_BYTES) + i] / batches : 0.0);
+	print_nl();
+}
+
+/* One interval: a line per qdisc (the queues of an mq), then the total. */
+static void report(const char *dev, const struct samples *then,
+		   const struct samples *now, double dt)
+{
+	struct sample total = {}, d;
+	const struct sample *prev;
+	char h[16], p[16], name[40];
+	size_t i, j, k;
+
+	json_sep = false;
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "dev", NULL, dev);
+	print_float(PRINT_JSON, "interval", NULL, dt);
+	open_json_array("qdiscs");
+	for (i = 0; i < now->n; i++) {
+		for (prev = NULL, j = 0; j < then->n && !prev; j++)
+			if (then->s[j].handle == now->s[i].handle &&
+			    then->s[j].parent == now->s[i].parent)
+				prev = &then->s[j];
+		delta(&d, &now->s[i], prev);
+		for (k = 0; k < S_N; k++)
+			total.c[k] += d.c[k];
+		id_str(now->s[i].handle & TC_H_MAJ_MASK, h, sizeof(h));
+		id_str(now->s[i].parent, p, sizeof(p));
+		snprintf(name, sizeof(name), "%s %s", h, p);
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "handle", NULL, h);
+		print_string(PRINT_JSON, "parent", NULL, p);
+		print_rates(name, &d, dt);
+		close_json_object();
 	}
+	close_json_array();
+	if (now->n > 1 || json)
+		print_rates("total", &total, dt);
+	close_json_object();
+	if (json)
+		putchar('\n');
 	fflush(stdout);
 }
 
 static int do_watch(int argc, char **argv)
 {
-	struct dump d = { .fn = add_one };
+	struct dump d = { .fn = add_sample };
+	struct samples a = {}, b = {}, t;
 	struct timespec t0, t1, next;
-	struct qinfo a, b;
 	struct sigaction sa = { .sa_handler = on_signal };
 	double interval = 1.0;
 	const char *dev = NULL, *v;
-	uint32_t count = 0;
-	bool json = false;
-	long long n = 0;
+	uint32_t count = 0, n;
 	char *end;
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "-i") == 0) {
+		if (common_word(&i, argc, argv, &dev))
+			continue;
+		if (strcmp(argv[i], "interval") == 0) {
 			v = next_value(&i, argc, argv);
 			interval = strtod(v, &end);
 			if (end == v || *end || !isfinite(interval) ||
 			    interval < 0.1 || interval > 3600)
-				bad_arg("invalid \"-i\": \"%s\" (0.1..3600 seconds)", shown(v));
-		} else if (strcmp(argv[i], "-n") == 0) {
+				bad_arg("invalid \"interval\": \"%s\" (0.1..3600 seconds)", shown(v));
+		} else if (strcmp(argv[i], "count") == 0) {
 			v = next_value(&i, argc, argv);
 			if (parse_u32(v, &count) || count < 1)
-				bad_arg("invalid \"-n\": \"%s\" (a count from 1)", shown(v));
-		} else if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0) {
-			json = true;
-		} else if (argv[i][0] == '-' || dev) {
-			bad_arg("unknown argument \"%s\"", shown(argv[i]));
+				bad_arg("invalid \"count\": \"%s\" (a number from 1)", shown(v));
 		} else {
-			dev = argv[i];
-			check_dev(dev);
+			bad_arg("unknown argument \"%s\"; try \"bulkctl watch help\"",
+				shown(argv[i]));
 		}
 	}
-	if (!dev)
-		bad_arg("missing DEV");
 	d.ifindex = dev_index(dev);
-	d.stats = true;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -1205,10 +1060,10 @@ static int do_watch(int argc, char **argv)
 	next = t0;
 	if (!json)
 		printf("# %s on %s, every %g s; *%%: share of the batches ended by each reason\n"
-		       "#%9s %10s %8s %9s %7s %7s %7s %7s\n",
-		       PFB_KIND, dev, interval, "pkts/s", "batches/s", "mean",
+		       "#%-11s %10s %10s %7s %9s %7s %7s %7s %7s\n",
+		       PFB_KIND, dev, interval, "qdisc", "pkts/s", "batches/s", "mean",
 		       "drops/s", "bytes%", "pkts%", "budget%", "empty%");
-	while (!stop && (!count || n < count)) {
+	for (n = 0; !stop && (!count || n < count); n++) {
 		next.tv_sec += (time_t)interval;
 		next.tv_nsec += (long)((interval - floor(interval)) * 1e9);
 		if (next.tv_nsec >= 1000000000L) {
@@ -1222,41 +1077,94 @@ static int do_watch(int argc, char **argv)
 			break;
 		sample(&d, dev, &b);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		print_rates(dev, &a, &b, secs(&t0, &t1), json);
+		report(dev, &a, &b,
+		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		t = a;
 		a = b;
+		b = t;
 		t0 = t1;
-		n++;
 	}
+	free(a.s);
+	free(b.s);
 	return 0;
 }
 
 /* ---- main ------------------------------------------------------------------------- */
 
+/* "-n NAME": run in the network namespace NAME, as "ip -n NAME". */
+static void enter_netns(const char *name)
+{
+	char path[4096];
+	int fd;
+
+	if (!*name || strchr(name, '/'))
+		bad_arg("invalid network namespace name \"%s\"", shown(name));
+	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
+		bad_arg("cannot enter network namespace \"%s\": %s", shown(name),
+			strerror(errno));
+	close(fd);
+}
+
+/* An option word as ip and tc take them: "-j", "-json", "--json" all match. */
+static bool is_opt(const char *arg, const char *word)
+{
+	if (arg[0] != '-')
+		return false;
+	arg += arg[1] == '-' ? 2 : 1;
+	return *arg && strncmp(word, arg, strlen(arg)) == 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	static const char *const verbs[] = {
+		"add", "change", "replace", "del", "delete", "show", "watch",
+	};
+	const char *netns = NULL;
+	size_t i;
+
+	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
+		if (is_opt(argv[0], "json")) {
+			json = true;
+		} else if (is_opt(argv[0], "stats")) {
+			stats = true;
+		} else if (is_opt(argv[0], "netns")) {
+			if (argc < 2)
+				bad_arg("missing value for \"%s\"", shown(argv[0]));
+			netns = *++argv;
+			argc--;
+		} else if (is_opt(argv[0], "help")) {
+			usage(stdout);
+			return 0;
+		} else if (is_opt(argv[0], "Version") || is_opt(argv[0], "version")) {
+			printf("bulkctl %s\n", BULKCTL_VERSION);
+			return 0;
+		} else {
+			bad_arg("unknown option \"%s\"; try \"bulkctl help\"", shown(argv[0]));
+		}
+	}
+	if (argc < 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
+	if (strcmp(argv[0], "help") == 0) {
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("bulkctl %s\n", BULKCTL_VERSION);
-		return 0;
-	}
-	verb = argv[1];
-	if (strcmp(verb, "delete") == 0)
-		verb = "del";
-	if (strcmp(verb, "add") == 0 || strcmp(verb, "change") == 0 ||
-	    strcmp(verb, "replace") == 0 || strcmp(verb, "del") == 0)
-		return do_modify(argc - 2, argv + 2);
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(argv[0], verbs[i]) == 0)
+			break;
+	if (i == sizeof(verbs) / sizeof(verbs[0]))
+		bad_arg("unknown command \"%s\"; try \"bulkctl help\"", shown(argv[0]));
+	verb = i == 4 ? "del" : verbs[i];
+	if (netns)
+		enter_netns(netns);
 	if (strcmp(verb, "show") == 0)
-		return do_show(argc - 2, argv + 2);
-	if (strcmp(verb, "watch") == 0)
-		return do_watch(argc - 2, argv + 2);
-	verb = "";
-	bad_arg("unknown command \"%s\"", shown(argv[1]));
+		return do_show(argc - 1, argv + 1);
+	if (strcmp(verb, "watch") == 0) {
+		stats = true;
+		return do_watch(argc - 1, argv + 1);
+	}
+	return do_modify(argc - 1, argv + 1);
 }

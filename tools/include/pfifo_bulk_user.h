@@ -1,37 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the tc plugin (tc-plugin/q_pfifo_bulk.c) and bulkctl share: the
- * accepted ranges of every option, the mode names, and the JSON key names of
- * the options and of the extended statistics. Both tools check values against
- * these ranges before anything is sent, and they are the ranges of the
- * kernel's netlink policy, so a value is refused with the same bounds
- * whichever tool is used. One header, so the two tools cannot drift apart.
+ * What the tc plugin (tc-plugin/q_pfifo_bulk.c) and bulkctl share: the kind,
+ * the option words and mode names, the dumped values, and how options and
+ * extended statistics print (pfb_print_qopt(), pfb_print_xstats()). The
+ * printers are written once against iproute2's print_*() interface: the
+ * plugin compiles them with iproute2's json_print.h, bulkctl with its own
+ * small print_*() of the same signatures, so "tc -s [-j] qdisc show" and
+ * "bulkctl [-s] [-j] show" cannot drift apart.
+ *
+ * Ranges are not here: the kernel checks them (its netlink policy) and its
+ * extended ack names the option and the range; the tools only parse.
+ *
+ * Include after the print_*() declarations and <linux/pkt_sched_pfifo_bulk.h>.
  */
 #ifndef PFIFO_BULK_USER_H
 #define PFIFO_BULK_USER_H
 
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
 #include <linux/pkt_sched_pfifo_bulk.h>
 
-#define PFB_KIND		"pfifo_bulk"
+#define PFB_KIND	"pfifo_bulk"
 
-#define PFB_LIMIT_MIN		1U		/* packets */
-#define PFB_LIMIT_MAX		16777216U
-#define PFB_BULK_BYTES_MIN	0U		/* 0: no byte cap */
-#define PFB_BULK_BYTES_MAX	16777216U	/* 16 MiB */
-#define PFB_BULK_PKTS_MIN	0U		/* 0: no packet cap */
-#define PFB_BULK_PKTS_MAX	65536U
+/* The words of the options one sets, by attribute. */
+static const char *const pfb_opt_words[TCA_PFIFO_BULK_MODE + 1] = {
+	[TCA_PFIFO_BULK_LIMIT]		= "limit",
+	[TCA_PFIFO_BULK_BULK_BYTES]	= "bulk_bytes",
+	[TCA_PFIFO_BULK_BULK_PKTS]	= "bulk_pkts",
+	[TCA_PFIFO_BULK_MODE]		= "mode",
+};
 
-static const char *const pfb_mode_names[] = {
+static const char *const pfb_mode_names[TC_PFIFO_BULK_MODE_MAX + 1] = {
 	[TC_PFIFO_BULK_MODE_AUTO]	= "auto",
 	[TC_PFIFO_BULK_MODE_BQL]	= "bql",
 	[TC_PFIFO_BULK_MODE_NOBQL]	= "nobql",
 	[TC_PFIFO_BULK_MODE_NONE]	= "none",	/* effective mode only */
 };
 
-/*
- * JSON keys of the batch histogram buckets, indexed by their attribute
- * (TCA_PFIFO_BULK_HIST_*). They also label the buckets in text output.
- */
+/* Batch histogram buckets: JSON keys and text labels. */
 static const char *const pfb_hist_keys[TCA_PFIFO_BULK_HIST_MAX + 1] = {
 	[TCA_PFIFO_BULK_HIST_1]		= "1",
 	[TCA_PFIFO_BULK_HIST_2]		= "2",
@@ -43,38 +50,213 @@ static const char *const pfb_hist_keys[TCA_PFIFO_BULK_HIST_MAX + 1] = {
 	[TCA_PFIFO_BULK_HIST_65_UP]	= "65+",
 };
 
-static inline const char *pfb_mode_name(unsigned int mode)
+/* The attribute a word sets, 0 when it is not an option. */
+static inline int pfb_opt_type(const char *word)
 {
-	if (mode > TC_PFIFO_BULK_MODE_MAX)
-		return NULL;
-	return pfb_mode_names[mode];
+	int t;
+
+	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MODE; t++)
+		if (strcmp(word, pfb_opt_words[t]) == 0)
+			return t;
+	return 0;
 }
 
 /* Only the modes one can ask for: auto, bql, nobql. */
 static inline int pfb_mode_parse(const char *s)
 {
-	unsigned int i;
+	int i;
 
-	for (i = 0; i <= TC_PFIFO_BULK_MODE_NOBQL; i++)
+	for (i = TC_PFIFO_BULK_MODE_AUTO; i <= TC_PFIFO_BULK_MODE_NOBQL; i++)
 		if (strcmp(s, pfb_mode_names[i]) == 0)
 			return i;
 	return -1;
 }
 
 /*
- * Sizes print exactly, so that what "show" prints can be pasted back as an
- * argument: a multiple of 1 MiB as "NMb", of 1 KiB as "NKb", otherwise "Nb".
- * (tc's own print_size rounds, e.g. 65540 to "64Kb".)
+ * A dump, as both tools read it: only attributes of the right length are
+ * marked present; unknown ones (a newer kernel) are not kept.
  */
-static inline const char *pfb_sprint_size(unsigned int v, char *buf, size_t len)
+struct pfb_qopt {
+	bool has[TCA_PFIFO_BULK_MAX + 1];
+	uint32_t v[TCA_PFIFO_BULK_MAX + 1];	/* u8 attributes widened */
+};
+
+struct pfb_xstats {
+	bool has[TCA_PFIFO_BULK_XSTATS_MAX + 1];
+	uint64_t v[TCA_PFIFO_BULK_XSTATS_MAX + 1];
+	bool has_bucket[TCA_PFIFO_BULK_HIST_MAX + 1];
+	uint64_t hist[TCA_PFIFO_BULK_HIST_MAX + 1];
+};
+
+/*
+ * Reading a dump from a table of attributes by type, as iproute2's
+ * parse_rtattr_nested() and libmnl's parsers leave them: struct rtattr and
+ * struct nlattr are the same 4-byte header (length, type) and payload, so
+ * one reader serves both tools. An attribute counts only at its exact size.
+ */
+static inline bool pfb_attr_get(const void *a, unsigned int len, void *v)
 {
-	if (v && v % (1024 * 1024) == 0)
-		snprintf(buf, len, "%uMb", v / (1024 * 1024));
-	else if (v && v % 1024 == 0)
-		snprintf(buf, len, "%uKb", v / 1024);
-	else
-		snprintf(buf, len, "%ub", v);
-	return buf;
+	const uint16_t *hdr = a;
+
+	if (!a || hdr[0] != 4 + len)
+		return false;
+	memcpy(v, (const char *)a + 4, len);
+	return true;
+}
+
+static inline void pfb_read_qopt(struct pfb_qopt *o, const void *const *tb)
+{
+	uint8_t u8;
+	int t;
+
+	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MAX; t++) {
+		if (t <= TCA_PFIFO_BULK_BULK_PKTS)
+			o->has[t] = pfb_attr_get(tb[t], 4, &o->v[t]);
+		else if ((o->has[t] = pfb_attr_get(tb[t], 1, &u8)))
+			o->v[t] = u8;
+	}
+}
+
+/* @hist: the table of the TCA_PFIFO_BULK_XSTATS_HIST nest, if there is one. */
+static inline void pfb_read_xstats(struct pfb_xstats *x, const void *const *tb,
+				   const void *const *hist)
+{
+	int t;
+
+	for (t = TCA_PFIFO_BULK_XSTATS_BATCHES; t <= TCA_PFIFO_BULK_XSTATS_MAX; t++)
+		x->has[t] = pfb_attr_get(tb[t], 8, &x->v[t]);
+	x->has[TCA_PFIFO_BULK_XSTATS_HIST] = hist;
+	for (t = TCA_PFIFO_BULK_HIST_1; hist && t <= TCA_PFIFO_BULK_HIST_MAX; t++)
+		x->has_bucket[t] = pfb_attr_get(hist[t], 8, &x->hist[t]);
+}
+
+/*
+ * Packets per batch, to two decimals (as it prints), so that text and JSON
+ * carry the same number; false without both counters.
+ */
+static inline bool pfb_mean_batch(const struct pfb_xstats *x, double *m)
+{
+	uint64_t b = x->v[TCA_PFIFO_BULK_XSTATS_BATCHES];
+	uint64_t p = x->v[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS];
+
+	if (!x->has[TCA_PFIFO_BULK_XSTATS_BATCHES] ||
+	    !x->has[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS])
+		return false;
+	*m = b ? (double)(uint64_t)(100.0 * p / b + 0.5) / 100 : 0.0;
+	return true;
+}
+
+static inline const char *pfb_mode_str(uint32_t m)
+{
+	return m <= TC_PFIFO_BULK_MODE_MAX ? pfb_mode_names[m] : "unknown";
+}
+
+/* The options, in tc's layout: "limit 1000p bulk_bytes 64Kb ...". */
+static inline void pfb_print_qopt(const struct pfb_qopt *o)
+{
+	if (o->has[TCA_PFIFO_BULK_LIMIT])
+		print_uint(PRINT_ANY, "limit", "limit %up ",
+			   o->v[TCA_PFIFO_BULK_LIMIT]);
+	/* 0 is "no cap": JSON keeps the number, text says nothing */
+	if (o->has[TCA_PFIFO_BULK_BULK_BYTES]) {
+		print_uint(PRINT_JSON, "bulk_bytes", NULL,
+			   o->v[TCA_PFIFO_BULK_BULK_BYTES]);
+		if (o->v[TCA_PFIFO_BULK_BULK_BYTES])
+			print_size(PRINT_FP, NULL, "bulk_bytes %s ",
+				   o->v[TCA_PFIFO_BULK_BULK_BYTES]);
+	}
+	if (o->has[TCA_PFIFO_BULK_BULK_PKTS]) {
+		print_uint(PRINT_JSON, "bulk_pkts", NULL,
+			   o->v[TCA_PFIFO_BULK_BULK_PKTS]);
+		if (o->v[TCA_PFIFO_BULK_BULK_PKTS])
+			print_uint(PRINT_FP, NULL, "bulk_pkts %u ",
+				   o->v[TCA_PFIFO_BULK_BULK_PKTS]);
+	}
+	if (o->has[TCA_PFIFO_BULK_MODE])
+		print_string(PRINT_ANY, "mode", "mode %s ",
+			     pfb_mode_str(o->v[TCA_PFIFO_BULK_MODE]));
+	if (o->has[TCA_PFIFO_BULK_EFFECTIVE_MODE])
+		print_string(PRINT_ANY, "effective_mode", "effective_mode %s ",
+			     pfb_mode_str(o->v[TCA_PFIFO_BULK_EFFECTIVE_MODE]));
+	if (o->has[TCA_PFIFO_BULK_LOCKLESS]) {
+		print_bool(PRINT_JSON, "lockless", NULL,
+			   o->v[TCA_PFIFO_BULK_LOCKLESS]);
+		print_string(PRINT_FP, NULL, "%s ",
+			     o->v[TCA_PFIFO_BULK_LOCKLESS] ? "lockless" : "locked");
+	}
+}
+
+/*
+ * Starts a text line of statistics when the kernel sent any of the
+ * attributes first..last; the first line follows tc's own newline.
+ */
+static inline bool pfb_xstats_line(const struct pfb_xstats *x, int *lines,
+				   int first, int last)
+{
+	int t;
+
+	for (t = first; t <= last && !x->has[t]; t++)
+		;
+	if (t > last)
+		return false;
+	if ((*lines)++)
+		print_nl();
+	print_string(PRINT_FP, NULL, " ", NULL);
+	return true;
+}
+
+static inline void pfb_print_xstat(const struct pfb_xstats *x, int type,
+				   const char *key, const char *fmt)
+{
+	if (x->has[type])
+		print_u64(PRINT_ANY, key, fmt, x->v[type]);
+}
+
+/* The extended statistics, up to four lines, as "tc -s" prints them. */
+static inline void pfb_print_xstats(const struct pfb_xstats *x)
+{
+	int lines = 0, i;
+	double m;
+
+	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_BATCHES,
+			    TCA_PFIFO_BULK_XSTATS_BATCH_BYTES)) {
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_BATCHES, "batches",
+				" batches %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_BATCH_PKTS, "batch_pkts",
+				" batch_pkts %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_BATCH_BYTES, "batch_bytes",
+				" batch_bytes %" PRIu64);
+		if (pfb_mean_batch(x, &m))
+			print_float(PRINT_ANY, "mean_batch", " mean_batch %.2f", m);
+	}
+	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_HIST,
+			    TCA_PFIFO_BULK_XSTATS_HIST)) {
+		print_string(PRINT_FP, NULL, " batch_hist", NULL);
+		open_json_object("batch_hist");
+		for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++) {
+			if (!x->has_bucket[i])
+				continue;
+			print_string(PRINT_FP, NULL, " %s:", pfb_hist_keys[i]);
+			print_u64(PRINT_ANY, pfb_hist_keys[i], "%" PRIu64,
+				  x->hist[i]);
+		}
+		close_json_object();
+	}
+	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_END_BYTES,
+			    TCA_PFIFO_BULK_XSTATS_END_EMPTY)) {
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_END_BYTES, "end_bytes",
+				" end_bytes %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_END_PKTS, "end_pkts",
+				" end_pkts %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_END_BUDGET, "end_budget",
+				" end_budget %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_END_EMPTY, "end_empty",
+				" end_empty %" PRIu64);
+	}
+	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_RESCHEDULES,
+			    TCA_PFIFO_BULK_XSTATS_RESCHEDULES))
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_RESCHEDULES, "reschedules",
+				" reschedules %" PRIu64);
 }
 
 #endif /* PFIFO_BULK_USER_H */
