@@ -33,11 +33,16 @@ Definitions (shared/DESIGN.md), per measurement window:
              (kprobe hits, all CPUs), per sent and per offered packet;
              combined = the sum of all six (a lockless qdisc moves lock work
              into trylocks; the _bh and _irqsave forms are on the path too)
-  mean batch the qdisc:qdisc_dequeue events of the device (ifindex) that
+  mean batch the qdisc:qdisc_dequeue events of the device (ifindex, unique
+             across the namespaces of the run) and qdisc (handle 1:) that
              carry an skb (skbaddr != 0: the dequeue that ends every qdisc
              run finds nothing and is reported as packets 1): packets per
              event. For pfifo_bulk also its own xstats (batch_pkts/batches),
-             which must agree within 5 %
+             which must agree within 5 %. pfifo and pfifo_fast send a
+             packet that finds their queue empty straight to the driver
+             (TCQ_F_CAN_BYPASS), unseen by the tracepoint: "bypassed" is
+             that share of the qdisc's packets, "batch (+bypass)" the mean
+             counting each of them as a batch
   doorbells/pkt  refnic tx_doorbells / tx_packets (ethtool -S)
   CPU ns/pkt busy time from /proc/stat (all CPUs) / sent packets
   service demand  busy CPU us per MB received (tcp)
@@ -105,11 +110,13 @@ CONFIGS = {
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
     # pfifo_bulk with "tc -s qdisc show" in a tight loop beside the load:
-    # of the device under test, and of lo (the same CPU cost, not our qdisc)
+    # of the device under test, and of an idle pfifo_bulk on another device
+    # (the same work for the loop, none of it on the qdisc under load)
     "pfifo_bulk+tcdump": "pfifo_bulk",
-    "pfifo_bulk+tcdump_lo": "pfifo_bulk",
+    "pfifo_bulk+tcdump_idle": "pfifo_bulk",
 }
-DUMP_LOOP = {"pfifo_bulk+tcdump": "dev", "pfifo_bulk+tcdump_lo": "lo"}
+DUMP_LOOP = {"pfifo_bulk+tcdump": "dev", "pfifo_bulk+tcdump_idle": "idle"}
+IDLE_DEV = "pfbbidle"
 DEFAULT_CONFIGS = ("bulk_off", "pfifo_bulk", "bulk_bytes", "pfb_locked", "pfifo",
                    "pfifo_fast", "fq_codel")
 
@@ -156,6 +163,8 @@ FIGURES = {
     "lockops_per_pkt": ("combined/sent", "{:.2f}", "low"),
     "lockops_per_offered": ("combined/offered", "{:.2f}", "low"),
     "mean_batch": ("batch (trace)", "{:.2f}", None),
+    "bypass_share": ("bypassed", "{:.1%}", None),
+    "mean_batch_all": ("batch (+bypass)", "{:.2f}", None),
     "qd_mean_batch": ("batch (xstats)", "{:.2f}", None),
     "doorbells_per_pkt": ("doorbells/pkt", "{:.3f}", "low"),
     "cpu_ns_per_pkt": ("CPU ns/pkt", "{:.0f}", "low"),
@@ -176,7 +185,7 @@ HISTS = {"hist": "qdisc_dequeue tracepoint", "qd_hist": "pfifo_bulk xstats",
 # The tables: phase -> rows of figures (a row only when some figure has data)
 TABLES = {
     "count": [("packets", ("offered", "sent", "dropped", "mean_batch", "qd_mean_batch",
-                           "doorbells_per_pkt")),
+                           "bypass_share", "mean_batch_all", "doorbells_per_pkt")),
               ("spin-lock calls per sent packet",
                tuple(n + "_per_pkt" for n in LOCKS) + ("lockops_per_pkt",)),
               ("spin-lock calls per offered packet",
@@ -191,7 +200,7 @@ PHASE_TITLE = {"count": "counts (probes on)", "time": "times (no probes)"}
 # Ratios candidate/base, per phase; targets on some; regressions first.
 RATIOS = (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"),
           ("pfifo_bulk", "fq_codel"), ("bulk_bytes", "pfifo"), ("pfifo_bulk", "pfb_locked"),
-          ("pfifo_bulk+tcdump", "pfifo_bulk"), ("pfifo_bulk+tcdump", "pfifo_bulk+tcdump_lo"))
+          ("pfifo_bulk+tcdump", "pfifo_bulk"), ("pfifo_bulk+tcdump", "pfifo_bulk+tcdump_idle"))
 RATIO_FIGS = {
     "count": ("lockops_per_pkt", "lockops_per_offered", "lock_per_pkt", "trylock_per_pkt",
               "mean_batch", "qd_mean_batch", "doorbells_per_pkt"),
@@ -206,14 +215,18 @@ REGRESSIONS = (("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"), ("bulk_byt
                ("pfifo_bulk", "pfb_locked"))
 # perf: configurations recorded per scenario, the first present is the base
 PERF_CONFIGS = ("pfifo", "bulk_off", "pfifo_bulk", "pfifo_fast")
+PERF_HZ = 4000		# perf's own default frequency
 LOCK_SYMBOL = re.compile(r"spin_(un)?lock|spin_trylock|queued_spin|_raw_(read|write)_")
 # what the per-run plot shows, per table: (phase, figure)
 PLOTTED = (("count", "lockops_per_pkt"), ("time", "pps"), ("count", "mean_batch"),
            ("time", "qd_mean_batch"), ("time", "doorbells_per_pkt"))
 
 
+STARTED = time.time()
+
+
 def log(msg):
-    print(msg, file=sys.stderr, flush=True)
+    print("[%4.0f s] %s" % (time.time() - STARTED, msg), file=sys.stderr, flush=True)
 
 
 def sh(cmd, check=True, ns=None):
@@ -314,6 +327,37 @@ def locked_ko_problem(path):
     return None
 
 
+def kernel_text_hash():
+    """A digest of the kernel's text (_stext.._etext, read from /proc/kcore),
+    None when unreadable. The parallel regime relies on nothing patching
+    text while vCPUs run at once; equal digests before and after show that
+    nothing left it patched (perf record -e cpu-clock patches nothing, a
+    kprobe or an enabled tracepoint does)."""
+    import hashlib
+    import struct
+    try:
+        addr = {}
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                a, _, name = line.split()[:3]
+                if name in ("_stext", "_etext"):
+                    addr[name] = int(a, 16)
+        start, end = addr["_stext"], addr["_etext"]
+        with open("/proc/kcore", "rb") as f:
+            hdr = f.read(64)
+            phoff = struct.unpack_from("Q", hdr, 32)[0]
+            phentsize, phnum = struct.unpack_from("HH", hdr, 54)
+            for i in range(phnum):
+                f.seek(phoff + i * phentsize)
+                ptype, _, off, vaddr, _, size = struct.unpack("IIQQQQ", f.read(40))
+                if ptype == 1 and vaddr <= start < vaddr + size:	# PT_LOAD
+                    f.seek(off + start - vaddr)
+                    return hashlib.sha1(f.read(end - start)).hexdigest()
+    except (OSError, KeyError, ValueError, struct.error):
+        return None
+    return None
+
+
 def load_nic_drivers():
     """No udev in the VM: load the drivers of its network devices (PCI
     class 02, virtio device 1) by their modalias."""
@@ -356,7 +400,7 @@ class Probes:
                          for name, (event, _) in LOCKS.items()}
         self.deq_trigger = "%s/events/qdisc/qdisc_dequeue/trigger" % TRACING
         self.deq_spec = ("hist:keys=ifindex,packets:vals=hitcount:size=4096 "
-                         "if skbaddr != 0 && (%s)" %
+                         "if skbaddr != 0 && handle == 0x10000 && (%s)" %
                          " || ".join("ifindex == %d" % i for i in sorted(ifindexes)))
         self.on = False
         self.armed = []
@@ -491,8 +535,12 @@ class Bench:
             a, b = self.ns
             sh("ip netns add %s" % a)
             sh("ip netns add %s" % b)
-            sh("ip link add %s netns %s type refnic peer name %s netns %s" %
-               (self.pair[0], a, self.pair[1], b))
+            # made in this namespace, then moved: a device keeps its
+            # ifindex, so no two devices of the run share one (the
+            # tracepoint knows the ifindex, not the namespace)
+            sh("ip link add %s type refnic peer name %s" % self.pair)
+            sh("ip link set %s netns %s" % (self.pair[0], a))
+            sh("ip link set %s netns %s" % (self.pair[1], b))
             sh("ip addr add 10.77.0.1/24 dev %s" % self.pair[0], ns=a)
             sh("ip addr add 10.77.0.2/24 dev %s" % self.pair[1], ns=b)
             for i, n in enumerate(self.ns):
@@ -636,33 +684,38 @@ class Bench:
         which = DUMP_LOOP.get(config)
         if not which:
             return
-        target = dev if which == "dev" else "lo"
+        target = dev if which == "dev" else IDLE_DEV
+        if which == "idle":
+            sh("ip link add %s type refnic" % IDLE_DEV, check=False, ns=ns)
+            sh("ip link set %s up" % IDLE_DEV, ns=ns)
+            sh("tc qdisc replace dev %s root handle 1: pfifo_bulk" % IDLE_DEV, ns=ns)
         pre = ["ip", "netns", "exec", ns] if ns else []
         # tc -batch: one process, one dump per line, as fast as tc goes;
-        # grep counts the dumps (one "qdisc" line per dump of a device with
-        # one qdisc)
-        yes = subprocess.Popen(["yes", "qdisc show dev %s" % target], stdout=subprocess.PIPE)
-        tc = subprocess.Popen(pre + ["tc", "-s", "-batch", "-"], stdin=yes.stdout,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        grep = subprocess.Popen(["grep", "-c", "^qdisc"], stdin=tc.stdout,
-                                stdout=subprocess.PIPE, text=True)
-        yes.stdout.close()
-        tc.stdout.close()
-        self.background = (yes, tc, grep, time.time())
+        # its output (one "qdisc" line per dump: the device has one qdisc)
+        # counts the dumps afterwards
+        batch = "/tmp/pfb-bench-dump.batch"
+        with open(batch, "w") as f:
+            f.write(("qdisc show dev %s\n" % target) * 200000)
+        out = open("/tmp/pfb-bench-dump.out", "w")
+        tc = subprocess.Popen(pre + ["tc", "-s", "-batch", batch], stdout=out,
+                              stderr=subprocess.DEVNULL)
+        self.background = (tc, out, ns if which == "idle" else False, time.time())
 
     def stop_background(self):
         """Stops the loop; dumps per second, None without a loop."""
         if not self.background:
             return None
-        yes, tc, grep, t0 = self.background
+        tc, out, idle_ns, t0 = self.background
         self.background = None
         tc.terminate()
-        dumps = grep.communicate()[0].strip()
+        tc.wait()
         secs = time.time() - t0
-        yes.kill()
-        for p in (yes, tc):
-            p.wait()
-        return int(dumps or 0) / secs
+        out.close()
+        with open(out.name) as f:
+            dumps = sum(1 for line in f if line.startswith("qdisc"))
+        if idle_ns is not False:
+            sh("ip link del %s" % IDLE_DEV, check=False, ns=idle_ns)
+        return dumps / secs
 
     # loads
     def pktgen(self, dev, size, secs):
@@ -800,8 +853,17 @@ def figures(s0, s1, extra, load, counting, dumps):
         b0 = s0["batches"]
         batches = {k: v - b0.get(k, 0) for k, v in s1["batches"].items() if v > b0.get(k, 0)}
         nb = sum(batches.values())
-        fig["mean_batch"] = sum(k * v for k, v in batches.items()) / nb if nb else None
+        traced = sum(k * v for k, v in batches.items())
+        fig["mean_batch"] = traced / nb if nb else None
         fig["hist"] = bucketize(batches)
+        # pfifo and pfifo_fast (TCQ_F_CAN_BYPASS) hand a packet that finds
+        # the queue empty and idle straight to the driver: no dequeue, no
+        # event, a batch of 1 the tracepoint never sees. The qdisc counts it.
+        qsent = count_diff(q0, q1, "packets")
+        if qsent > 0:
+            bypassed = max(0, qsent - traced)
+            fig["bypass_share"] = bypassed / qsent
+            fig["mean_batch_all"] = qsent / (nb + bypassed) if nb + bypassed else None
     else:
         fig.update(offered_pps=offered / secs, pps=sent / secs, dropped_pps=dropped / secs)
         hz = os.sysconf("SC_CLK_TCK")
@@ -995,6 +1057,9 @@ def report(results, meta, perf):
         commit = (meta["pfb_locked"]["commit"] or "? ").split(" ", 1)
         lines.append("pfb_locked: pfifo_bulk as of %s %s (%s)" % (
             commit[0][:12], commit[1], os.path.relpath(meta["pfb_locked"]["ko"], TOP)))
+    lines.append("kernel text (_stext.._etext) the same after the run as before: %s" % {
+        True: "yes", False: "NO: something patched it", None: "not checked (no /proc/kcore)"}[
+        meta["kernel_text_unchanged"]])
     if meta["regime"] not in COUNTING:
         lines.append("no spin-lock counts or tracepoint batches in this regime (text "
                      "patching is unsafe): batches from xstats and refnic ethtool -S")
@@ -1108,16 +1173,25 @@ def perf_compare(bench, scen, load, configs, secs, outdir):
         bench.set_qdisc(dev, ns, cfg)
         bench.wait_settled(dev, ns)
         data = os.path.join(outdir, "perf-%s-%s-%s.data" % (scen, load, cfg))
-        rec = subprocess.Popen([perf, "record", "-q", "-a", "-e", "cpu-clock", "-F", "1000",
-                                "-o", data, "--", "sleep", "%g" % (secs + 0.5)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.3)
-        bench.start_background(cfg, dev, ns)
-        try:
-            bench.run_load(scen, load, secs)
-        finally:
-            bench.stop_background()
-        err = rec.communicate()[1]
+        # With -a, perf enables its events just before it starts the
+        # workload, after a setup that takes seconds under TCG: the
+        # workload says "go" when sampling is on and ends when its stdin
+        # closes, so the profile covers the load and nothing else.
+        rec = subprocess.Popen([perf, "record", "-q", "-a", "-e", "cpu-clock", "-F", str(PERF_HZ),
+                                "-o", data, "--", "sh", "-c", "echo go; read x; exit 0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        go = rec.stdout.readline().strip()
+        if go == "go":
+            bench.start_background(cfg, dev, ns)
+            try:
+                bench.run_load(scen, load, secs)
+            finally:
+                bench.stop_background()
+        err = rec.communicate()[1]	# closes the workload's stdin: it ends
+        if go != "go" and not rec.returncode:
+            out["errors"].append("perf record (%s): never started sampling" % cfg)
+            continue
         if rec.returncode:
             out["errors"].append("perf record (%s): exit %d: %s" % (cfg, rec.returncode,
                                                                    err.strip()[-500:]))
@@ -1159,8 +1233,8 @@ def perf_loads(bench, scen, loads):
 
 
 def perf_lines(p):
-    lines = ["perf (cpu-clock, 1000 Hz per CPU, %g s per configuration): lock symbols, "
-             "share of all samples (samples)" % p.get("seconds", 0)]
+    lines = ["perf (cpu-clock, %d Hz per CPU, %g s per configuration): lock symbols, "
+             "share of all samples (samples)" % (PERF_HZ, p.get("seconds", 0))]
     for e in p.get("errors", []) + ([p["error"]] if "error" in p else []):
         lines.append("  PERF ERROR: " + e)
     profs = p.get("profiles", {})
@@ -1344,7 +1418,8 @@ def parse_args():
     ap.add_argument("-c", "--configs",
                     help="default: %s (pfb_locked when its module is built); also "
                     "pfifo_bulk+tcdump (a 'tc -s qdisc show' loop of the device beside the "
-                    "load) and pfifo_bulk+tcdump_lo (the same loop on lo)" %
+                    "load) and pfifo_bulk+tcdump_idle (the same loop on an idle pfifo_bulk "
+                    "of another device)" %
                     ",".join(DEFAULT_CONFIGS))
     ap.add_argument("--locked-ko", metavar="PATH",
                     help="sch_pfifo_bulk.ko for pfb_locked, loaded in place of the checkout's "
@@ -1370,7 +1445,7 @@ def parse_args():
                     "at least 3)")
     ap.add_argument("--dump-check", action="store_true",
                     help="pfifo_bulk with and without a 'tc -s qdisc show' loop (and the "
-                    "loop on lo), pktgen 64 B")
+                    "loop on an idle pfifo_bulk), pktgen 64 B")
     ap.add_argument("--demo", action="store_true",
                     help="short run: pfifo_bulk, pfifo, pfifo_fast under pktgen 64 B on "
                     "refnic CPU-bound (and the NIC with -d), n=3 x 2 s, perf on refnic")
@@ -1396,7 +1471,7 @@ def main():
         args.configs = args.configs or "pfifo_bulk,pfifo,pfifo_fast"
         args.perf_seconds = args.perf_seconds or 2
     if args.dump_check:
-        args.configs = "pfifo_bulk,pfifo_bulk+tcdump,pfifo_bulk+tcdump_lo"
+        args.configs = "pfifo_bulk,pfifo_bulk+tcdump,pfifo_bulk+tcdump_idle"
         args.loads = "pktgen64"
         args.scenarios = args.scenarios or "cpu-bound"
     asked = args.configs is not None
@@ -1445,16 +1520,19 @@ def main():
     probes = None
     results, perf = {}, {}
     started = time.time()
+    text0 = kernel_text_hash()
     try:
         bench.setup()
-        ifindexes = set()
+        ifindexes = {}
         for scen in args.scenarios:
             for load in args.loads:
                 if bench.applies(scen, load):
                     dev, ns = bench.target(scen, load)
-                    ifindexes.add(int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns)))
+                    ifindexes[dev] = int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns))
+        if len(set(ifindexes.values())) != len(ifindexes):
+            raise RuntimeError("devices under test share an ifindex: %s" % ifindexes)
         if counting:
-            probes = Probes(ifindexes)
+            probes = Probes(ifindexes.values())
         # The count phase (probes on) then the time phase (probes off); in
         # each, every configuration runs in turn, repetition by repetition.
         runs = {}
@@ -1490,7 +1568,7 @@ def main():
             pcfgs = [c for c in PERF_CONFIGS if c in args.configs] or args.configs[:2]
             if args.dump_check:
                 pcfgs = args.configs
-            psecs = args.perf_seconds or max(args.seconds, 3)
+            psecs = args.perf_seconds or max(args.seconds, 5)
             for scen in args.scenarios:
                 if args.demo and scen != "cpu-bound":
                     continue
@@ -1505,6 +1583,7 @@ def main():
             probes.close()
         bench.teardown()
         bench.use_module("checkout")
+    text1 = kernel_text_hash()
 
     meta = {"kernel": kernel, "regime": args.regime, "reps": args.reps,
             "seconds": args.seconds, "cpus": os.cpu_count(),
@@ -1516,7 +1595,8 @@ def main():
             "scenarios": {s: SCENARIOS[s][2] for s in args.scenarios},
             "loads": {l: LOADS[l] for l in args.loads}, "buckets": BUCKETS,
             "locks": {n: f for n, (_, f) in LOCKS.items()},
-            "command": " ".join(sys.argv), "wall_seconds": round(time.time() - started)}
+            "command": " ".join(sys.argv), "wall_seconds": round(time.time() - started),
+            "kernel_text_unchanged": None if not (text0 and text1) else text0 == text1}
     text = report(results, meta, perf)
     with open(os.path.join(outdir, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": results,
