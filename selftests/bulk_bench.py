@@ -519,6 +519,7 @@ class Bench:
                         "locked": "insmod %s" % args.locked_ko}
         self.pfb = "checkout"
         self.background = None
+        self.pg_dev = None			# the device pktgen's threads send on
         # tc and ip plugins of this checkout, when built
         for env, d, so in (("TC_LIB_DIR", "tc-plugin", "q_pfifo_bulk.so"),
                            ("IP_LIB_DIR", "ip-plugin", "link_refnic.so")):
@@ -718,12 +719,17 @@ class Bench:
         return dumps / secs
 
     # loads
-    def pktgen(self, dev, size, secs):
-        # reset stops the threads of the last run and frees their devices
+    def pktgen_devices(self, dev):
+        """One pktgen device per CPU on DEV, added once and kept while DEV
+        stays the target: a device removed by "reset" goes away only when
+        its thread next runs, which took seconds with 4 vCPUs in parallel."""
+        if self.pg_dev == dev:
+            return
         write("%s/pgctrl" % PKTGEN, "reset")
+        self.pg_dev = None
         for c in range(self.ncpu):
             t = "%s/kpktgend_%d" % (PKTGEN, c)
-            for _ in range(50):
+            for _ in range(300):
                 try:
                     write(t, "add_device %s@%d" % (dev, c))
                     break
@@ -731,6 +737,11 @@ class Bench:
                     time.sleep(0.1)
             else:
                 raise RuntimeError("pktgen: cannot add %s@%d" % (dev, c))
+        self.pg_dev = dev
+
+    def pktgen(self, dev, size, secs):
+        self.pktgen_devices(dev)
+        for c in range(self.ncpu):
             d = "%s/%s@%d" % (PKTGEN, dev, c)
             for cmd in ("count 0", "pkt_size %d" % size, "xmit_mode queue_xmit",
                         "burst 1", "clone_skb 0", "dst %s" % NIC_DST,
@@ -1143,9 +1154,20 @@ def batch_agreement(cfgs):
 
 # --- perf ------------------------------------------------------------------------
 
+def perf_cmd(perf):
+    """perf, and in the VM perf in a mount namespace of its own with an
+    empty /lib/modules: perf walks that tree (over 9p there) on every start,
+    which took 10 s of a 13 s perf record under TCG. Symbols come from
+    /proc/kallsyms (modules included)."""
+    if not os.environ.get("PFB_VM"):
+        return [perf]
+    return ["unshare", "-m", "sh", "-c",
+            'mount -t tmpfs none /lib/modules && exec "$@"', "sh", perf]
+
+
 def perf_report(perf, data):
     """({symbol: samples}, total samples) of one perf.data, or an error."""
-    r = subprocess.run([perf, "report", "-i", data, "--stdio", "-n", "--sort", "sym",
+    r = subprocess.run(perf_cmd(perf) + ["report", "-i", data, "--stdio", "-n", "--sort", "sym",
                         "--kallsyms=/proc/kallsyms"], capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError("perf report %s: %s" % (data, r.stderr.strip()[-500:]))
@@ -1177,7 +1199,10 @@ def perf_compare(bench, scen, load, configs, secs, outdir):
         # workload, after a setup that takes seconds under TCG: the
         # workload says "go" when sampling is on and ends when its stdin
         # closes, so the profile covers the load and nothing else.
-        rec = subprocess.Popen([perf, "record", "-q", "-a", "-e", "cpu-clock", "-F", str(PERF_HZ),
+        # -B -N: no build-id pass over the data at the end (slow in TCG)
+        rec = subprocess.Popen(perf_cmd(perf) + ["record", "-q", "-B", "-N", "-a",
+                                                 "-e", "cpu-clock",
+                                "-F", str(PERF_HZ),
                                 "-o", data, "--", "sh", "-c", "echo go; read x; exit 0"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
@@ -1196,18 +1221,21 @@ def perf_compare(bench, scen, load, configs, secs, outdir):
             out["errors"].append("perf record (%s): exit %d: %s" % (cfg, rec.returncode,
                                                                    err.strip()[-500:]))
             continue
+        log("bench: perf %s %s %s recorded" % (scen, load, cfg))
         try:
             syms, total = perf_report(perf, data)
         except RuntimeError as e:
             out["errors"].append(str(e))
             continue
+        log("bench: perf %s %s %s: %d samples" % (scen, load, cfg, total))
         files[cfg] = data
         out["profiles"][cfg] = {"total": total,
                                 "locks": {s: n for s, n in syms.items() if LOCK_SYMBOL.search(s)}}
     if len(files) >= 2:
         names = list(files)
-        r = subprocess.run([perf, "diff", "--kallsyms=/proc/kallsyms"] +
+        r = subprocess.run(perf_cmd(perf) + ["diff", "--kallsyms=/proc/kallsyms"] +
                            [files[c] for c in names], capture_output=True, text=True)
+        log("bench: perf diff %s %s done" % (scen, load))
         path = os.path.join(outdir, "perf-diff-%s-%s.txt" % (scen, load))
         with open(path, "w") as f:
             f.write("# perf diff %s\n" % " ".join(names))
@@ -1285,7 +1313,7 @@ def gnuplot(script_lines, out_base, width, height):
     return made
 
 
-def plot(results, outdir):
+def plot(results, outdir, regime):
     """Per table: combined spin-lock calls per packet, pps, mean batch
     (tracepoint and xstats), doorbells per packet, by configuration."""
     dat = os.path.join(outdir, "plot.dat")
@@ -1306,7 +1334,7 @@ def plot(results, outdir):
                         row += ["%g" % v["mean"], "%g" % v["sd"]] if v else ["0", "0"]
                     f.write(" ".join(row) + "\n")
                 f.write("\n\n")
-                panels.append((idx, "%s, %s" % (scen, load), figs))
+                panels.append((idx, "%s, %s, %s" % (scen, load, regime), figs))
                 idx += 1
     if not panels:
         return []
@@ -1605,7 +1633,7 @@ def main():
                    "perf": perf}, f, indent=1)
     with open(os.path.join(outdir, "table.txt"), "w") as f:
         f.write(text + "\n")
-    plots = plot(results, outdir)
+    plots = plot(results, outdir, meta["regime"])
     print(text)
     print("outputs: %s" % ", ".join([os.path.join(outdir, "table.txt"),
                                      os.path.join(outdir, "results.json")] + plots))
