@@ -358,6 +358,35 @@ def kernel_text_hash():
     return None
 
 
+CLOCKSOURCE = "/sys/devices/system/clocksource/clocksource0"
+
+
+def quiet_clocksource_watchdog():
+    """Parallel regime: keep the kernel from patching its own text. The
+    clocksource watchdog reads HPET (MMIO: under multi-threaded TCG it
+    waits for QEMU's lock) around a TSC read; a read stretched by a busy
+    host marks the TSC unstable, and that flips the sched_clock_stable
+    static key: text patched under running vCPUs ("Oops: int3" in
+    sched_clock_cpu, seen on 6.12). Unbinding the other clocksources leaves
+    the watchdog on jiffies (no MMIO, a 32 ms margin). The clocksource in
+    use stays. Returns (current clocksource, [unbound])."""
+    try:
+        current = read(CLOCKSOURCE + "/current_clocksource").strip()
+        others = read(CLOCKSOURCE + "/available_clocksource").split()
+    except OSError:
+        return None, []
+    unbound = []
+    for cs in others:
+        if cs == current:
+            continue
+        try:
+            write(CLOCKSOURCE + "/unbind_clocksource", cs)
+            unbound.append(cs)
+        except OSError as e:
+            log("bench: cannot unbind clocksource %s: %s" % (cs, e))
+    return current, unbound
+
+
 def load_nic_drivers():
     """No udev in the VM: load the drivers of its network devices (PCI
     class 02, virtio device 1) by their modalias."""
@@ -520,6 +549,7 @@ class Bench:
         self.pfb = "checkout"
         self.background = None
         self.pg_dev = None			# the device pktgen's threads send on
+        self.ifindex = {}			# of every device under test
         # tc and ip plugins of this checkout, when built
         for env, d, so in (("TC_LIB_DIR", "tc-plugin", "q_pfifo_bulk.so"),
                            ("IP_LIB_DIR", "ip-plugin", "link_refnic.so")):
@@ -832,7 +862,7 @@ class Bench:
         dev, ns = self.target(scen, load)
         self.set_qdisc(dev, ns, config)
         self.wait_settled(dev, ns)
-        ifindex = int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns))
+        ifindex = self.ifindex[dev]
         self.start_background(config, dev, ns)
         try:
             s0 = self.snapshot(dev, ns, ifindex, probes)
@@ -1068,6 +1098,9 @@ def report(results, meta, perf):
         commit = (meta["pfb_locked"]["commit"] or "? ").split(" ", 1)
         lines.append("pfb_locked: pfifo_bulk as of %s %s (%s)" % (
             commit[0][:12], commit[1], os.path.relpath(meta["pfb_locked"]["ko"], TOP)))
+    lines.append("clocksource %s%s" % (meta.get("clocksource"), (
+        "; unbound for the run: %s (the watchdog then checks against jiffies)" %
+        ", ".join(meta["clocksources_unbound"])) if meta.get("clocksources_unbound") else ""))
     lines.append("kernel text (_stext.._etext) the same after the run as before: %s" % {
         True: "yes", False: "NO: something patched it", None: "not checked (no /proc/kcore)"}[
         meta["kernel_text_unchanged"]])
@@ -1541,6 +1574,8 @@ def main():
     outdir = args.outdir or os.path.join(TOP, ".vm", "bench-%s-%s-%s" % (
         kernel, args.regime, time.strftime("%Y%m%d-%H%M%S")))
     os.makedirs(outdir, exist_ok=True)
+    clocksource, unbound = (quiet_clocksource_watchdog() if args.regime == "parallel" else
+                            (read(CLOCKSOURCE + "/current_clocksource").strip(), []))
     load_modules()
     doorbell_ns, doorbell_origin = set_doorbell(args.doorbell_ns)
     bench = Bench(args)
@@ -1551,7 +1586,7 @@ def main():
     text0 = kernel_text_hash()
     try:
         bench.setup()
-        ifindexes = {}
+        ifindexes = bench.ifindex
         for scen in args.scenarios:
             for load in args.loads:
                 if bench.applies(scen, load):
@@ -1624,7 +1659,8 @@ def main():
             "loads": {l: LOADS[l] for l in args.loads}, "buckets": BUCKETS,
             "locks": {n: f for n, (_, f) in LOCKS.items()},
             "command": " ".join(sys.argv), "wall_seconds": round(time.time() - started),
-            "kernel_text_unchanged": None if not (text0 and text1) else text0 == text1}
+            "kernel_text_unchanged": None if not (text0 and text1) else text0 == text1,
+            "clocksource": clocksource, "clocksources_unbound": unbound}
     text = report(results, meta, perf)
     with open(os.path.join(outdir, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": results,
