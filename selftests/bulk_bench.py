@@ -62,12 +62,14 @@ results of several runs into one table and plot (on the host, no root).
 """
 
 import argparse
+import bisect
 import glob
 import json
 import math
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -327,14 +329,12 @@ def locked_ko_problem(path):
     return None
 
 
-def kernel_text_hash():
-    """A digest of the kernel's text (_stext.._etext, read from /proc/kcore),
-    None when unreadable. The parallel regime relies on nothing patching
-    text while vCPUs run at once; equal digests before and after show that
-    nothing left it patched (perf record -e cpu-clock patches nothing, a
-    kprobe or an enabled tracepoint does)."""
-    import hashlib
-    import struct
+def kernel_text():
+    """(address of _stext, bytes up to _etext) read from /proc/kcore, None
+    when unreadable. The parallel regime relies on nothing patching kernel
+    text while the vCPUs run at once: comparing two snapshots shows what
+    was patched in between (perf record -e cpu-clock patches nothing; a
+    kprobe, an enabled tracepoint, a static key flipped does)."""
     try:
         addr = {}
         with open("/proc/kallsyms") as f:
@@ -352,10 +352,43 @@ def kernel_text_hash():
                 ptype, _, off, vaddr, _, size = struct.unpack("IIQQQQ", f.read(40))
                 if ptype == 1 and vaddr <= start < vaddr + size:	# PT_LOAD
                     f.seek(off + start - vaddr)
-                    return hashlib.sha1(f.read(end - start)).hexdigest()
+                    return start, f.read(end - start)
     except (OSError, KeyError, ValueError, struct.error):
         return None
     return None
+
+
+def text_changes(a, b):
+    """The functions whose text differs between snapshots a and b, None
+    when either is missing."""
+    if not a or not b:
+        return None
+    start, x = a
+    y = b[1]
+    changed = []
+    for i in range(0, len(x), 4096):
+        if x[i:i + 4096] == y[i:i + 4096]:
+            continue
+        for j in range(i, min(i + 4096, len(x))):
+            if x[j] != y[j]:
+                changed.append(start + j)
+    if not changed:
+        return []
+    syms = []
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            a_, t, name = line.split()[:3]
+            if t in "tT":
+                syms.append((int(a_, 16), name))
+    syms.sort()
+    addrs = [x_ for x_, _ in syms]
+    out = []
+    for c in changed:
+        i = bisect.bisect_right(addrs, c) - 1
+        name = syms[i][1] if i >= 0 else hex(c)
+        if name not in out:
+            out.append(name)
+    return out
 
 
 CLOCKSOURCE = "/sys/devices/system/clocksource/clocksource0"
@@ -1106,9 +1139,14 @@ def report(results, meta, perf):
     lines.append("clocksource %s%s" % (meta.get("clocksource"), (
         "; unbound for the run: %s (the watchdog then checks against jiffies)" %
         ", ".join(meta["clocksources_unbound"])) if meta.get("clocksources_unbound") else ""))
-    lines.append("kernel text (_stext.._etext) the same after the run as before: %s" % {
-        True: "yes", False: "NO: something patched it", None: "not checked (no /proc/kcore)"}[
-        meta["kernel_text_unchanged"]])
+    for key, when in (("text_patched_setup", "before the measurements (drivers, devices)"),
+                      ("text_patched_run", "over the measurements (start to end)")):
+        v = meta.get(key)
+        lines.append("kernel text patched %s: %s" % (
+            when, "not checked (no /proc/kcore)" if v is None else ", ".join(v[:8]) or "none"))
+    if meta["regime"] == "parallel" and meta.get("text_patched_run"):
+        lines.append("WARNING: kernel text changed under running vCPUs during this run: "
+                     "multi-threaded TCG may have run stale code")
     if meta["regime"] not in COUNTING:
         lines.append("no spin-lock counts or tracepoint batches in this regime (text "
                      "patching is unsafe): batches from xstats and refnic ethtool -S")
@@ -1572,6 +1610,7 @@ def main():
     if os.geteuid() != 0:
         log("SKIP: needs root")
         return 4
+    text_boot = kernel_text()
     if args.dev == "auto":
         args.dev = find_nic()
         if not args.dev:
@@ -1591,7 +1630,7 @@ def main():
     probes = None
     results, perf = {}, {}
     started = time.time()
-    text0 = kernel_text_hash()
+    text_ready = None
     try:
         bench.setup()
         ifindexes = bench.ifindex
@@ -1602,6 +1641,7 @@ def main():
                     ifindexes[dev] = int(sh("cat /sys/class/net/%s/ifindex" % dev, ns=ns))
         if len(set(ifindexes.values())) != len(ifindexes):
             raise RuntimeError("devices under test share an ifindex: %s" % ifindexes)
+        text_ready = kernel_text()
         if counting:
             probes = Probes(ifindexes.values())
         # The count phase (probes on) then the time phase (probes off); in
@@ -1654,7 +1694,7 @@ def main():
             probes.close()
         bench.teardown()
         bench.use_module("checkout")
-    text1 = kernel_text_hash()
+    text_end = kernel_text()
 
     meta = {"kernel": kernel, "regime": args.regime, "reps": args.reps,
             "seconds": args.seconds, "cpus": os.cpu_count(),
@@ -1667,7 +1707,8 @@ def main():
             "loads": {l: LOADS[l] for l in args.loads}, "buckets": BUCKETS,
             "locks": {n: f for n, (_, f) in LOCKS.items()},
             "command": " ".join(sys.argv), "wall_seconds": round(time.time() - started),
-            "kernel_text_unchanged": None if not (text0 and text1) else text0 == text1,
+            "text_patched_setup": text_changes(text_boot, text_ready),
+            "text_patched_run": text_changes(text_ready, text_end),
             "clocksource": clocksource, "clocksources_unbound": unbound}
     text = report(results, meta, perf)
     with open(os.path.join(outdir, "results.json"), "w") as f:
