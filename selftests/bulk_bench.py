@@ -396,28 +396,24 @@ CLOCKSOURCE = "/sys/devices/system/clocksource/clocksource0"
 
 def quiet_clocksource_watchdog():
     """Parallel regime: keep the kernel from patching its own text. The
-    clocksource watchdog reads HPET (MMIO: under multi-threaded TCG it
-    waits for QEMU's lock) around a TSC read; a read stretched by a busy
-    host marks the TSC unstable, and that flips the sched_clock_stable
-    static key: text patched under running vCPUs ("Oops: int3" in
-    sched_clock_cpu, seen on 6.12). Unbinding the other clocksources leaves
-    the watchdog on jiffies (no MMIO, a 32 ms margin). The clocksource in
-    use stays. Returns (current clocksource, [unbound])."""
+    clocksource watchdog checks the TSC against HPET (or jiffies) every
+    0.5 s; on a busy host a vCPU stalls between the reads, the TSC is
+    marked unstable, and that flips the sched_clock_stable static key:
+    text patched under running vCPUs ("Oops: int3" in sched_clock_cpu, seen
+    on 6.12). Unbinding the TSC as a clocksource takes it off the watchdog
+    (timekeeping moves to HPET, as 6.1 does by itself under TCG; sched_clock
+    still reads the TSC) and patches nothing. Returns (clocksource in use
+    afterwards, [unbound])."""
     try:
-        current = read(CLOCKSOURCE + "/current_clocksource").strip()
-        others = read(CLOCKSOURCE + "/available_clocksource").split()
-    except OSError:
+        if "tsc" in read(CLOCKSOURCE + "/available_clocksource").split():
+            write(CLOCKSOURCE + "/unbind_clocksource", "tsc")
+            unbound = ["tsc"]
+        else:
+            unbound = []
+        return read(CLOCKSOURCE + "/current_clocksource").strip(), unbound
+    except OSError as e:
+        log("bench: cannot unbind the tsc clocksource: %s" % e)
         return None, []
-    unbound = []
-    for cs in others:
-        if cs == current:
-            continue
-        try:
-            write(CLOCKSOURCE + "/unbind_clocksource", cs)
-            unbound.append(cs)
-        except OSError as e:
-            log("bench: cannot unbind clocksource %s: %s" % (cs, e))
-    return current, unbound
 
 
 def load_nic_drivers():
@@ -1137,7 +1133,8 @@ def report(results, meta, perf):
         lines.append("pfb_locked: pfifo_bulk as of %s %s (%s)" % (
             commit[0][:12], commit[1], os.path.relpath(meta["pfb_locked"]["ko"], TOP)))
     lines.append("clocksource %s%s" % (meta.get("clocksource"), (
-        "; unbound for the run: %s (the watchdog then checks against jiffies)" %
+        "; unbound for the run: %s (off the clocksource watchdog, whose verdict "
+        "would patch kernel text)" %
         ", ".join(meta["clocksources_unbound"])) if meta.get("clocksources_unbound") else ""))
     for key, when in (("text_patched_setup", "before the measurements (drivers, devices)"),
                       ("text_patched_run", "over the measurements (start to end)")):
