@@ -13,7 +13,10 @@ Regimes (--regime; every table names its own):
                kernel text there (kprobes, enabling a tracepoint) has crashed
                guests, so only times are taken, batches come from the qdisc's
                own xstats and refnic's ethtool -S, and perf samples with
-               cpu-clock (an hrtimer; nothing is patched).
+               cpu-clock (an hrtimer; nothing is patched). The TSC is taken
+               off the clocksource watchdog first (timekeeping then reads
+               HPET), whose verdict on a busy host would flip a static key;
+               the report lists any kernel function patched during the run.
   native       a real host (-d DEV): counts and times.
 
 Every configuration runs alternately in one session (A B C, B C A, ...), N
@@ -54,6 +57,10 @@ refnic's doorbell costs what its module parameter doorbell_ns says; when the
 module leaves it at 0 (a free doorbell), the benchmark sets 1000 ns, about a
 trapped MMIO write in a guest (--doorbell-ns). Tables and results.json say
 which cost the run used.
+
+--dump-check: pfifo_bulk alone, with "tc -s qdisc show" of its device in a
+tight loop beside the load, and with the same loop on an idle pfifo_bulk of
+another device (the loop's own CPU cost, none of it on the loaded qdisc).
 
 Runs inside the VM (tools/vm/run) on refnic devices it creates and, with
 -d auto, on the VM's NIC (tools/vm/run -n virtio|e1000e, a backend that
@@ -938,7 +945,8 @@ def figures(s0, s1, extra, load, counting, dumps):
         if qsent > 0:
             bypassed = max(0, qsent - traced)
             fig["bypass_share"] = bypassed / qsent
-            fig["mean_batch_all"] = qsent / (nb + bypassed) if nb + bypassed else None
+            fig["mean_batch_all"] = ((traced + bypassed) / (nb + bypassed)
+                                     if nb + bypassed else None)
     else:
         fig.update(offered_pps=offered / secs, pps=sent / secs, dropped_pps=dropped / secs)
         hz = os.sysconf("SC_CLK_TCK")
