@@ -1704,6 +1704,8 @@ def main():
     meta = {"kernel": kernel, "regime": args.regime, "reps": args.reps,
             "seconds": args.seconds, "cpus": os.cpu_count(),
             "doorbell_ns": doorbell_ns, "doorbell_origin": doorbell_origin,
+            # the name results.json had before (README refers to it)
+            "refnic_doorbell_ns": doorbell_ns,
             "driver": "refnic" + (" and %s" % args.dev if args.dev else ""),
             "nic_dev": args.dev, "nic": nic,
             "configs": {c: CONFIGS[c] for c in args.configs},

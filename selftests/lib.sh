@@ -100,7 +100,12 @@ check_cmp() {
 check_fails() {
 	local what=$1
 	shift
-	check "$what" eval '! "$@" >/dev/null 2>&1'
+	check "$what" pfb_fails "$@"
+}
+
+# pfb_fails CMD...: succeeds when CMD fails; CMD's output is silenced.
+pfb_fails() {
+	! "$@" >/dev/null 2>&1
 }
 
 pfb_exit() {

@@ -103,6 +103,9 @@ run() {
 	     "doorbells 1/2/3-4/5-8/9+ $db${ev:+; trace $ev}"
 	check_eq "$name: offered == sent + dropped" "$offered" \
 		"$(($(jq .packets <<< "$x") + $(jq .drops <<< "$x")))"
+	[ "$(jq .drops <<< "$x")" -gt 0 ] &&
+		check_eq "$name: tail drops are drops, not overlimits" "$(jq .overlimits <<< "$x")" 0
+	return 0
 }
 
 # must CMD...: a step the checks after it need; a failure ends the test.

@@ -80,4 +80,29 @@ check_eq "nobql path taken" "$(jq -r .options.effective_mode <<< "$x")" nobql
 order "nobql path, ring stops"
 run "bql path, ring stops" on || { echo "not ok - bql run"; exit 1; }
 order "bql path, ring stops"
+
+# The driver refuses every 7th frame (NETDEV_TX_BUSY) and stops its queue
+# after every 5th: refusals while cut batches wait.
+busy=$(refnic_dbg $dev busy_every)
+[ -w "$busy" ] || { echo "not ok - no fault injection knob $busy"; exit 1; }
+echo 7 > "$busy" && echo 5 > "$(refnic_dbg $dev stop_every)" || exit 1
+refused0=$(ethtool_stat $dev tx_fault_busy)
+run "nobql path, stops and refusals" off || { echo "not ok - refusals run"; exit 1; }
+refused=$(($(ethtool_stat $dev tx_fault_busy) - refused0))
+echo 0 > "$busy"
+name="nobql path, stops and refusals"
+check_cmp "$name: the driver refused frames" "$refused" ">" 0
+check_eq "$name: the peer got every packet sent" \
+	"$(jq .received <<< "$seq")" "$(jq .packets <<< "$x")"
+reorders=$(jq .reorders <<< "$seq")
+case $(uname -r) in
+6.1.*)
+	# dev_requeue_skb() appends: each refusal can put one frame behind
+	# the ones that waited with it, no more.
+	echo "# 6.1: $reorders frames out of order, $refused refused"
+	check_cmp "$name: no more frames out of order than refused (6.1 core)" \
+		"$reorders" "<=" "$refused" ;;
+*)
+	check_eq "$name: no packet out of order" "$reorders" 0 ;;
+esac
 pfb_exit

@@ -17,7 +17,7 @@
 #    dump of an old qdisc could reschedule it and hide a stall), and reads
 #    the qdisc once: backlog 0, and every offered packet sent or dropped.
 #
-# PFB_NO_TRACING=1: no tracepoint (multi-threaded TCG guests).
+# No kprobe, no tracepoint: it may run on multi-threaded TCG.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
@@ -25,7 +25,6 @@
 . "$(dirname "$0")/lib_userspace.sh"
 require_root
 require_cmd jq python3 ethtool
-[ -n "${PFB_NO_TRACING:-}" ] || require_tracing
 load_module sch_pfifo_bulk
 load_module refnic
 

@@ -214,7 +214,7 @@ static bool pfb_runs_batches(const struct Qdisc *sch)
 static bool pfb_shared_root(const struct Qdisc *sch)
 {
 	return netif_is_multiqueue(qdisc_dev(sch)) &&
-	       !(sch->flags & TCQ_F_NOPARENT);
+	       !(READ_ONCE(sch->flags) & TCQ_F_NOPARENT);
 }
 
 /* Keep the consumer out: the run lock on the lockless path, which
@@ -728,7 +728,7 @@ static int pfb_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_PFIFO_BULK_MODE, READ_ONCE(q->mode)) ||
 	    nla_put_u8(skb, TCA_PFIFO_BULK_EFFECTIVE_MODE, path) ||
 	    nla_put_u8(skb, TCA_PFIFO_BULK_LOCKLESS,
-		       !!(sch->flags & TCQ_F_NOLOCK)))
+		       !!(READ_ONCE(sch->flags) & TCQ_F_NOLOCK)))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
