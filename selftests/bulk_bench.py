@@ -1120,7 +1120,8 @@ def scenario_title(scen, meta):
     if scen == "nic":
         nic = meta.get("nic") or {}
         return "%s (%s, BQL %s)" % (nic.get("driver", "NIC"), meta.get("nic_dev"),
-                                    "on" if nic.get("bql") else "off: never bulks")
+                                    "on" if nic.get("bql") else
+                                    "off: stock qdiscs send batches of 1")
     return "%s, doorbell %d ns" % (SCENARIOS[scen][2], meta["doorbell_ns"])
 
 
