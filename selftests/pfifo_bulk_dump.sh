@@ -26,12 +26,12 @@ dev=pfbdmp0
 mq=pfbdmp1
 mac=02:00:00:00:00:01
 
-ip link add $dev type refnic || exit 1
+must ip link add $dev type refnic
 defer "ip link del $dev"
 old_default=$(sysctl -n net.core.default_qdisc)
 defer "sysctl -qw net.core.default_qdisc=$old_default"
 sysctl -qw net.core.default_qdisc=pfifo_bulk || exit 1
-ip link add $mq numtxqueues 4 type refnic || exit 1
+must ip link add $mq numtxqueues 4 type refnic
 defer "ip link del $mq"
 for d in $dev $mq; do
 	sysctl -qw net.ipv6.conf.$d.disable_ipv6=1

@@ -28,7 +28,7 @@ refnic_require_plugin
 dev=pfbord0
 peer=pfbord1
 count=${PFB_COUNT:-800}
-ip link add $dev type refnic peer name $peer || { echo "cannot add a refnic pair"; exit 1; }
+must ip link add $dev type refnic peer name $peer
 defer "ip link del $dev"
 sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
 sysctl -qw net.ipv6.conf.$peer.disable_ipv6=1

@@ -31,13 +31,6 @@ load_module refnic
 dev=pfbpath0
 mac=02:00:00:00:00:01
 
-# must CMD...: a step the checks after it need; a failure ends the test.
-must() {
-	"$@" && return 0
-	echo "not ok - could not: $*"
-	exit 1
-}
-
 qd() {
 	$PFB_NL dump $dev | jq -c '[.[] | select(.parent == "root")][0]'
 }
