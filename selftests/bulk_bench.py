@@ -39,13 +39,14 @@ Definitions (shared/DESIGN.md), per measurement window:
   mean batch the qdisc:qdisc_dequeue events of the device (ifindex, unique
              across the namespaces of the run) and qdisc (handle 1:) that
              carry an skb (skbaddr != 0: the dequeue that ends every qdisc
-             run finds nothing and is reported as packets 1): packets per
-             event. For pfifo_bulk also its own xstats (batch_pkts/batches),
-             which must agree within 5 %. pfifo and pfifo_fast send a
-             packet that finds their queue empty straight to the driver
-             (TCQ_F_CAN_BYPASS), unseen by the tracepoint: "bypassed" is
-             that share of the qdisc's packets, "batch (+bypass)" the mean
-             counting each of them as a batch
+             run finds nothing; 6.1 and 6.12 record it with packets 0, and
+             a mean over all events counts it as an empty batch): packets
+             per event. For pfifo_bulk also its own xstats (batch_pkts/batches),
+             which must agree within 5 %. pfifo, pfifo_fast and fq_codel
+             send a packet that finds their queue empty straight to the
+             driver (TCQ_F_CAN_BYPASS), unseen by the tracepoint: "bypassed"
+             is that share of the qdisc's packets, "batch (+bypass)" the
+             mean counting each of them as a batch
   doorbells/pkt  refnic tx_doorbells / tx_packets (ethtool -S)
   CPU ns/pkt busy time from /proc/stat (all CPUs) / sent packets
   service demand  busy CPU us per MB received (tcp)
@@ -939,7 +940,7 @@ def figures(s0, s1, extra, load, counting, dumps):
         traced = sum(k * v for k, v in batches.items())
         fig["mean_batch"] = traced / nb if nb else None
         fig["hist"] = bucketize(batches)
-        # pfifo and pfifo_fast (TCQ_F_CAN_BYPASS) hand a packet that finds
+        # pfifo, pfifo_fast, fq_codel (TCQ_F_CAN_BYPASS) hand a packet that finds
         # the queue empty and idle straight to the driver: no dequeue, no
         # event, a batch of 1 the tracepoint never sees. The qdisc counts it.
         qsent = count_diff(q0, q1, "packets")
@@ -1616,7 +1617,15 @@ def main():
         print(text)
         print("headline: %s" % ", ".join([os.path.join(outdir, "headline.txt")] + plots))
         return 0
-    args.regime = args.regime or ("interleaved" if in_vm else "native")
+    # tools/vm/run puts the guest's TCG threading on its command line: the
+    # regime follows it, and counting (kprobes, tracepoints) is refused on
+    # multi-threaded TCG, where patching kernel text has ended in Oopses
+    tcg = re.search(r"\bpfb\.tcg_thread=(\w+)", read("/proc/cmdline"))
+    tcg_regime = {"multi": "parallel", "single": "interleaved"}.get(tcg.group(1)) if tcg else None
+    if args.regime and tcg_regime and args.regime != tcg_regime:
+        ap.error("--regime %s in a guest on %s-threaded TCG (regime %s)" % (
+            args.regime, tcg.group(1), tcg_regime))
+    args.regime = args.regime or tcg_regime or ("interleaved" if in_vm else "native")
     if args.demo:
         args.reps, args.seconds = 3, 2
         args.scenarios = "cpu-bound" + (",nic" if args.dev else "")
