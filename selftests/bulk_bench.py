@@ -859,8 +859,14 @@ class Bench:
 
     def tcp(self, secs):
         sink = self.peer_server("tcpsink -p 9202 -i 1000", secs + 5)
-        self.senders(self.ns[0], "tcpstream -d 10.77.0.2 -p 9202 -s 16384", secs)
+        sent = self.senders(self.ns[0], "tcpstream -d 10.77.0.2 -p 9202 -s 16384", secs)
         out = json.loads(sink.communicate()[0])
+        # a flow that never connected leaves a figure of fewer flows than
+        # the table says: that is an error, not a result
+        flows = sum(1 for s in sent if "bytes" in s)
+        if flows != self.ncpu or out["connections"] != self.ncpu:
+            raise RuntimeError("tcp: %d of %d senders ran, the sink saw %d connections" %
+                               (flows, self.ncpu, out["connections"]))
         return {"rcvd_bytes": out["bytes"]}
 
     def rr(self, secs):

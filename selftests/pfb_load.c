@@ -259,23 +259,45 @@ static int rr(const struct opts *o)
 	return timeouts > 50;
 }
 
+/*
+ * A TCP connection to PEER. The sink is started just before the senders and,
+ * on a loaded host, may not listen yet: a refused connection is tried again
+ * for up to CONNECT_SECS rather than leaving the load one flow short.
+ */
+#define CONNECT_SECS	5
+
+static int tcp_connect(const struct sockaddr_in *peer)
+{
+	double start = now();
+
+	for (;;) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd < 0)
+			die("socket");
+		if (!connect(fd, (const struct sockaddr *)peer, sizeof(*peer)))
+			return fd;
+		if (errno != ECONNREFUSED || now() - start >= CONNECT_SECS)
+			die("connect");
+		close(fd);
+		usleep(20000);
+	}
+}
+
 static int tcp_stream(const struct opts *o)
 {
 	struct sockaddr_in peer = { .sin_family = AF_INET };
 	unsigned long writes = 0;
 	unsigned long long bytes = 0;
 	double start;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd;
 
-	if (fd < 0)
-		die("socket");
 	peer.sin_port = htons(o->port);
 	if (!o->addr || inet_pton(AF_INET, o->addr, &peer.sin_addr) != 1) {
 		fprintf(stderr, "pfb_load: -d needs an IPv4 address\n");
 		exit(2);
 	}
-	if (connect(fd, (struct sockaddr *)&peer, sizeof(peer)) < 0)
-		die("connect");
+	fd = tcp_connect(&peer);
 	start = now();
 	while (more(o, start, writes)) {
 		ssize_t n = send(fd, buf, o->size, MSG_NOSIGNAL);
