@@ -1,13 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The lock-savings benchmark (see bulk_bench.py --help): pfifo_bulk bulk off,
-# default and byte-capped against pfifo, pfifo_fast and fq_codel and against
-# pfifo_bulk of an earlier revision (pfb_locked, "make rev-modules"),
-# alternated, mean ± stddev, perf diff, table + JSON + plot. Not a pass/fail
-# test: it exits 0 when the run completed, whatever the figures.
+# The benchmark (see bulk_bench.py --help): pfifo_bulk (bulk off, default,
+# byte-capped) against pfifo, pfifo_fast and fq_codel and against pfifo_bulk
+# of an earlier revision (pfb_locked, "make rev-modules"), on refnic (device-
+# and CPU-bound, a doorbell that costs) and on the VM's NIC (-d auto), under
+# pktgen, UDP and TCP streams and request/response; configurations
+# alternated, mean ± stddev, ratios with 95 % intervals, perf diff, table +
+# JSON + plot. Not a pass/fail test: it exits 0 when the run completed,
+# whatever the figures.
 #
-#   bulk_bench.sh [--demo] [-n REPS] [-t SECS] [-d REALDEV] [--locked-ko KO] [...]
+#   bulk_bench.sh [--demo] [--regime interleaved|parallel] [-n REPS] [-t SECS]
+#                 [-s SCENARIOS] [-l LOADS] [-c CONFIGS] [-d auto|DEV] [...]
+#
+# Parallel regime (multi-threaded TCG) only as
+#   PFB_VM_TCG_THREAD=multi tools/vm/run -c 4 ... -- bulk_bench.sh --regime parallel ...
+# it then sets no kprobe and enables no tracepoint.
 
 here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit 4; }

@@ -19,7 +19,8 @@ require_tracing() {
 pfb_batch_trigger=
 # batch_trace_start DEV: count batch sizes of the qdiscs of DEV. Every
 # qdisc run ends with a dequeue that finds nothing; the tracepoint reports it
-# with packets 1 and skbaddr 0, so only events with an skb are batches.
+# with skbaddr 0 (and packets 0 on 6.1 and 6.12, which a mean over all events
+# would count as a batch), so only events with an skb are batches.
 batch_trace_start() {
 	local idx
 	forbid_text_patching "the qdisc:qdisc_dequeue hist trigger"

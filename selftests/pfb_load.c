@@ -13,6 +13,12 @@
  *		answer every datagram with itself
  *	pfb_load rr -d ADDR -p PORT [-s SIZE] [-t SECS | -n COUNT]
  *		one request in flight at a time; round-trip percentiles in us
+ *	pfb_load tcpstream -d ADDR -p PORT [-s SIZE] [-t SECS | -n COUNT]
+ *		one TCP connection, writes of SIZE bytes as fast as it takes
+ *		them (netperf TCP_STREAM); COUNT counts writes
+ *	pfb_load tcpsink -p PORT [-t SECS] [-i IDLE_MS]
+ *		accept any number of connections and count the bytes they
+ *		bring (ends as sink does, or once every connection closed)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -253,11 +259,132 @@ static int rr(const struct opts *o)
 	return timeouts > 50;
 }
 
+/*
+ * A TCP connection to PEER. The sink is started just before the senders and,
+ * on a loaded host, may not listen yet: a refused connection is tried again
+ * for up to CONNECT_SECS rather than leaving the load one flow short.
+ */
+#define CONNECT_SECS	5
+
+static int tcp_connect(const struct sockaddr_in *peer)
+{
+	double start = now();
+
+	for (;;) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd < 0)
+			die("socket");
+		if (!connect(fd, (const struct sockaddr *)peer, sizeof(*peer)))
+			return fd;
+		if (errno != ECONNREFUSED || now() - start >= CONNECT_SECS)
+			die("connect");
+		close(fd);
+		usleep(20000);
+	}
+}
+
+static int tcp_stream(const struct opts *o)
+{
+	struct sockaddr_in peer = { .sin_family = AF_INET };
+	unsigned long writes = 0;
+	unsigned long long bytes = 0;
+	double start;
+	int fd;
+
+	peer.sin_port = htons(o->port);
+	if (!o->addr || inet_pton(AF_INET, o->addr, &peer.sin_addr) != 1) {
+		fprintf(stderr, "pfb_load: -d needs an IPv4 address\n");
+		exit(2);
+	}
+	fd = tcp_connect(&peer);
+	start = now();
+	while (more(o, start, writes)) {
+		ssize_t n = send(fd, buf, o->size, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPIPE || errno == ECONNRESET)
+				break;		/* the sink went away first */
+			die("send");
+		}
+		bytes += n;
+		writes++;
+	}
+	printf("{\"bytes\": %llu, \"writes\": %lu, \"seconds\": %.3f}\n",
+	       bytes, writes, now() - start);
+	close(fd);
+	return 0;
+}
+
+#define MAX_CONNS	64
+
+static int tcp_sink(const struct opts *o)
+{
+	struct pollfd pfd[MAX_CONNS + 1];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sigaction act = { .sa_handler = on_stop };	/* no SA_RESTART */
+	unsigned long long bytes = 0;
+	int n = 1, conns = 0, one = 1, i;
+	double start = now(), last = start;
+
+	pfd[0].fd = socket(AF_INET, SOCK_STREAM, 0);
+	pfd[0].events = POLLIN;
+	if (pfd[0].fd < 0)
+		die("socket");
+	setsockopt(pfd[0].fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin_port = htons(o->port);
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (bind(pfd[0].fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("bind");
+	if (listen(pfd[0].fd, MAX_CONNS) < 0)
+		die("listen");
+	sigaction(SIGTERM, &act, NULL);
+	sigaction(SIGINT, &act, NULL);
+	while (!stop && (o->secs <= 0 || now() - start < o->secs)) {
+		int r = poll(pfd, n, 100);
+
+		/* all connections came and went, or none moved for IDLE_MS */
+		if (conns && (n == 1 || (r == 0 && (now() - last) * 1000 >= o->idle_ms)))
+			break;
+		if (r <= 0)
+			continue;
+		if ((pfd[0].revents & POLLIN) && n <= MAX_CONNS) {
+			int c = accept(pfd[0].fd, NULL, NULL);
+
+			if (c >= 0) {
+				pfd[n].fd = c;
+				pfd[n++].events = POLLIN;
+				conns++;
+			}
+		}
+		for (i = 1; i < n; i++) {
+			ssize_t got;
+
+			if (!pfd[i].revents)
+				continue;
+			got = recv(pfd[i].fd, buf, sizeof(buf), 0);
+			if (got > 0) {
+				bytes += got;
+				last = now();
+				continue;
+			}
+			/* EOF or error: this connection is done */
+			close(pfd[i].fd);
+			pfd[i--] = pfd[--n];
+		}
+	}
+	printf("{\"bytes\": %llu, \"connections\": %d, \"seconds\": %.3f}\n",
+	       bytes, conns, now() - start);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: pfb_load stream|rr -d ADDR -p PORT [-s SIZE] [-t SECS | -n COUNT]\n"
-		"       pfb_load sink|echo -p PORT [-t SECS] [-i IDLE_MS]\n");
+		"usage: pfb_load stream|rr|tcpstream -d ADDR -p PORT [-s SIZE] [-t SECS | -n COUNT]\n"
+		"       pfb_load sink|echo|tcpsink -p PORT [-t SECS] [-i IDLE_MS]\n");
 	exit(2);
 }
 
@@ -295,6 +422,10 @@ int main(int argc, char **argv)
 		return echo(&o);
 	if (!strcmp(mode, "rr"))
 		return rr(&o);
+	if (!strcmp(mode, "tcpstream"))
+		return tcp_stream(&o);
+	if (!strcmp(mode, "tcpsink"))
+		return tcp_sink(&o);
 	usage();
 	return 2;
 }
