@@ -9,8 +9,11 @@
 #           + kmemleak + DEBUG_NET
 #   kcsan   the same with KCSAN instead of KASAN (they exclude each other)
 #
-# Config: allnoconfig plus tools/vm/configs/{guest,debug,FLAVOUR}.config;
-# every option of those fragments must survive into .config.
+# Config: allnoconfig with tools/vm/configs/guest.config, then debug.config
+# and FLAVOUR.config merged in with olddefconfig, so that the options the
+# checkers bring along keep their defaults (allnoconfig would turn off,
+# e.g., KCSAN_EARLY_ENABLE: KCSAN would never start). Every option of the
+# fragments must survive into .config.
 #
 # Cache, under $PFB_SRCDIR/debug-kernel (default /var/cache/pfifo-bulk):
 #   src-SRCVER/                the tarball unpacked, the series applied
@@ -75,10 +78,11 @@ sum=$(cat "$series/series.sha")
 key=$srcver-$sum
 [ -n "$only_root" ] || log "[series] $(grep -vc cover-letter "$series/series") patches, series $sum: key $key"
 
-# result FLAVOUR: where the kernel of FLAVOUR for this series and config is.
+# result FLAVOUR: where the kernel of FLAVOUR for this series and config is
+# (the config: the fragments and this script, which makes it from them).
 result() {
 	echo "$dk/$key/$1-$(cat "$configs/guest.config" "$configs/debug.config" \
-		"$configs/$1.config" | sha256sum | cut -c1-8)"
+		"$configs/$1.config" "$0" | sha256sum | cut -c1-8)"
 }
 
 if [ -n "$only_root" ]; then
@@ -151,9 +155,13 @@ for f in "${todo[@]}"; do
 	cat "$configs/guest.config" "$configs/debug.config" "$configs/$f.config" > "$frag"
 	# Rewriting .config costs nothing: kbuild rebuilds only what uses an
 	# option whose value changed.
-	log "[$f] config: allnoconfig + guest.config debug.config $f.config"
-	make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$frag" allnoconfig > "$obj/.pfb-config.log" 2>&1 ||
-		{ cat "$obj/.pfb-config.log" >&2; die "[$f] allnoconfig failed"; }
+	log "[$f] config: allnoconfig + guest.config, olddefconfig + debug.config $f.config"
+	{
+		make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$configs/guest.config" allnoconfig &&
+		cat "$configs/debug.config" "$configs/$f.config" >> "$obj/.config" &&
+		make -s -C "$src" O="$obj" olddefconfig
+	} > "$obj/.pfb-config.log" 2>&1 ||
+		{ cat "$obj/.pfb-config.log" >&2; die "[$f] config failed"; }
 	# Every option asked for must be what .config has: a dependency
 	# missing turns an option off without a word.
 	bad=$(grep -E '^CONFIG_' "$frag" | while IFS= read -r l; do
