@@ -586,6 +586,9 @@ def report(results, meta):
     lines = []
     lines.append("pfifo_bulk benchmark: kernel %s, %s, n=%d x %g s, configurations alternated" %
                  (meta["kernel"], meta["driver"], meta["reps"], meta["seconds"]))
+    if meta.get("refnic_doorbell_ns") is not None:
+        lines.append("refnic doorbell cost: %d ns (module parameter doorbell_ns)" %
+                     meta["refnic_doorbell_ns"])
     if meta["pfb_locked"]:
         commit = (meta["pfb_locked"]["commit"] or "? ").split(" ", 1)
         lines.append("pfb_locked: pfifo_bulk as of %s %s (%s)" % (
@@ -817,6 +820,9 @@ def main():
 
     meta = {"kernel": kernel, "reps": args.reps, "seconds": args.seconds,
             "driver": "driver %s" % (args.dev if args.dev else "refnic"),
+            # the emulated doorbell cost the refnic runs had
+            "refnic_doorbell_ns": None if args.dev else
+            int(read("/sys/module/refnic/parameters/doorbell_ns")),
             "cpus": os.cpu_count(), "configs": {c: CONFIGS[c] for c in args.configs},
             "pfb_locked": locked_origin(args.locked_ko) if "pfb_locked" in args.configs else None,
             "scenarios": {s: SCENARIOS[s][2] for s in args.scenarios},

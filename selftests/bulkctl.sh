@@ -37,10 +37,10 @@ kind() {
 # --- add, change, replace, del ---------------------------------------------------
 check "add" "$B" add $dev handle 1: limit 100 bulk_bytes 64k bulk_pkts 8 mode nobql
 check_eq "add: what tc sees" "$(opts $dev)" \
-	'{"bulk_bytes":65536,"bulk_pkts":8,"effective_mode":"nobql","limit":100,"mode":"nobql"}'
+	'{"bulk_bytes":65536,"bulk_pkts":8,"effective_mode":"nobql","limit":100,"lockless":true,"mode":"nobql"}'
 check_eq "add: handle" "$(tc -j qdisc show dev $dev | jq -r '.[0].handle')" 1:
 check_eq "show -j options = tc -j options" "$(root_opts "$B" show $dev -j)" "$(opts $dev)"
-check "show text" eval '"$B" show $dev | grep -qxE "qdisc pfifo_bulk 1: dev $dev root refcnt [0-9]+ limit 100p bulk_bytes 64Kb bulk_pkts 8 mode nobql effective_mode nobql"'
+check "show text" eval '"$B" show $dev | grep -qxE "qdisc pfifo_bulk 1: dev $dev root refcnt [0-9]+ limit 100p bulk_bytes 64Kb bulk_pkts 8 mode nobql effective_mode nobql lockless"'
 expect_fail "add over an existing one" 2 '^Error: Exclusivity flag on, cannot modify' \
 	"$B" add $dev limit 5
 expect_fail "add over an existing one: errno" 2 '^bulkctl: add: File exists$' "$B" add $dev limit 5
@@ -92,7 +92,7 @@ check_eq "show DEV without pfifo_bulk: no text" "$("$B" show $dev2)" ""
 check "fresh qdisc for stats" "$B" replace $dev handle 2:
 sent=$(pkt_send $dev 500)
 check_eq "frames sent" "$sent" 500
-keys='{bytes, packets, drops, overlimits, requeues, backlog, qlen, batches, batch_pkts, batch_bytes, mean_batch, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules, bulk_drops, bulk_requeues}'
+keys='{bytes, packets, drops, overlimits, requeues, backlog, qlen, batches, batch_pkts, batch_bytes, mean_batch, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules}'
 bs=$("$B" show $dev -s -j | jq -cS ".[0] | $keys")
 check_eq "show -s -j = tc -s -j" "$bs" "$(tc -s -j qdisc show dev $dev | jq -cS ".[0] | $keys")"
 check_eq "show -s -j: packets, batch_pkts" "$(jq -c '[.packets, .batch_pkts]' <<< "$bs")" '[500,500]'

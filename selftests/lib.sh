@@ -25,6 +25,19 @@ pfb_run_deferred() {
 trap pfb_run_deferred EXIT
 
 # --- requirements ------------------------------------------------------------
+# A skip says "this host cannot run the test" (not root, a tool or a module
+# missing); run_tests.sh counts it as a failure unless expected_skips lists
+# it for the kernel. Anything the test itself fails to set up is a failure:
+# setup_failed.
+setup_failed() {
+	echo "not ok: setup: $*"
+	exit 1
+}
+# must CMD...: a step the checks after it need; a failure ends the test.
+must() {
+	"$@" && return 0
+	setup_failed "could not: $*"
+}
 require_root() {
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root"; exit $ksft_skip; }
 }
@@ -37,26 +50,55 @@ require_cmd() {
 
 # load_module NAME: the module built in this checkout when it was built for
 # the running kernel, else the installed one (modprobe). Skips the test when
-# neither exists. Unloaded at exit if we loaded it.
+# neither exists. Unloaded at exit if we loaded it. PFB_QDISC_KO=FILE loads
+# that build of sch_pfifo_bulk instead (another revision's, or one broken on
+# purpose to see a test fail).
 load_module() {
 	local name=$1 ko
 	case $name in
-	sch_pfifo_bulk) ko=$PFB_TOP/net/sched/sch_pfifo_bulk.ko ;;
+	sch_pfifo_bulk) ko=${PFB_QDISC_KO:-$PFB_TOP/net/sched/sch_pfifo_bulk.ko} ;;
 	refnic) ko=$PFB_TOP/drivers/net/refnic/refnic.ko ;;
 	*) ko= ;;
 	esac
 	lsmod | grep -q "^$name " && return 0
 	if [ -n "$ko" ] && [ -f "$ko" ] &&
 	   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ]; then
-		insmod "$ko" || return 1
+		insmod "$ko" || setup_failed "insmod $ko"
 	else
 		modprobe "$name" 2>/dev/null || { echo "SKIP: module $name not available"; exit $ksft_skip; }
 	fi
 	defer "rmmod $name"
 }
 
+# --- the guest ---------------------------------------------------------------
+# in_parallel_vm: the guest runs on multi-threaded TCG (tools/vm/run says so
+# on the kernel command line).
+in_parallel_vm() {
+	grep -qw 'pfb.tcg_thread=multi' /proc/cmdline 2>/dev/null
+}
+# forbid_text_patching WHAT: WHAT (a kprobe, a tracepoint switched on)
+# patches kernel text, which multi-threaded TCG has turned into Oopses (see
+# tools/vm/run): fail loudly there rather than risk it.
+forbid_text_patching() {
+	in_parallel_vm || return 0
+	echo "not ok: $1 patches kernel text, and this guest runs multi-threaded TCG:" \
+	     "the test must not be in TEST_PROGS_PARALLEL (selftests/Makefile)"
+	exit 1
+}
+
+# nap SECS: sleep without starting a process (a read that times out on a
+# pipe nobody writes to), so that waiting adds nothing to system-wide counts
+# such as kprobe hits.
+pfb_nap_fd=
+nap() {
+	[ -n "$pfb_nap_fd" ] || exec {pfb_nap_fd}<> <(:)
+	read -r -t "$1" -u "$pfb_nap_fd"
+	return 0
+}
+
 # --- checks ------------------------------------------------------------------
-# check DESCRIPTION CMD...: run CMD, report it as a sub-result.
+# check DESCRIPTION CMD...: run CMD, report it as a sub-result; returns
+# CMD's success, so that what depends on it can stop.
 check() {
 	local what=$1
 	shift
@@ -66,6 +108,7 @@ check() {
 	else
 		echo "not ok $pfb_checks $what"
 		pfb_failed=1
+		return 1
 	fi
 }
 
@@ -78,19 +121,28 @@ check_eq() {
 	else
 		echo "not ok $pfb_checks $what: got '$got', want '$want'"
 		pfb_failed=1
+		return 1
 	fi
 }
 
 # check_cmp DESCRIPTION A OP B: numeric comparison with awk (floats allowed),
-# OP one of < <= == != >= >.
+# OP one of < <= == != >= >. A or B not a number (a figure that could not be
+# read) fails the check.
+pfb_number='^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$'
 check_cmp() {
 	local what=$1 a=$2 op=$3 b=$4
 	pfb_checks=$((pfb_checks + 1))
+	if ! [[ $a =~ $pfb_number && $b =~ $pfb_number ]]; then
+		echo "not ok $pfb_checks $what: '$a' $op '$b' compares no numbers"
+		pfb_failed=1
+		return 1
+	fi
 	if awk -v a="$a" -v b="$b" "BEGIN { exit !(a $op b) }"; then
 		echo "ok $pfb_checks $what ($a $op $b)"
 	else
 		echo "not ok $pfb_checks $what: $a $op $b is false"
 		pfb_failed=1
+		return 1
 	fi
 }
 
@@ -98,7 +150,12 @@ check_cmp() {
 check_fails() {
 	local what=$1
 	shift
-	check "$what" eval '! "$@" >/dev/null 2>&1'
+	check "$what" pfb_fails "$@"
+}
+
+# pfb_fails CMD...: succeeds when CMD fails; CMD's output is silenced.
+pfb_fails() {
+	! "$@" >/dev/null 2>&1
 }
 
 pfb_exit() {
@@ -114,6 +171,22 @@ qdisc_stat() {
 	tc -s -j qdisc show dev "$dev" |
 		jq -r --arg h "$handle" --arg k "$key" \
 			'[.[] | select(if $h == "" then .root == true else .handle == $h end)][0][$k] // empty'
+}
+
+# qdisc_counts DEV [HANDLE...]: "packets drops qlen" of the root qdisc, or
+# of each HANDLE (a line each, in that order), from the text of one
+# "tc -s qdisc show": one snapshot, a C program where a Python one costs
+# seconds on TCG, and no tc plugin needed (without it tc prints
+# pfifo_bulk's options as text even in JSON).
+qdisc_counts() {
+	local dev=$1
+	shift
+	tc -s qdisc show dev "$dev" | awk -v hs="$*" '
+		BEGIN { n = split(hs, h, " "); if (!n) h[n = 1] = "root" }
+		/^qdisc / { q = $3; root = / root /; next }
+		$1 == "Sent" { p = $4; d = $7 + 0 }
+		$1 == "backlog" { c[q] = p " " d " " ($3 + 0); if (root) c["root"] = c[q] }
+		END { for (i = 1; i <= n; i++) print c[h[i]] }'
 }
 
 # link_stat DEV KEY: a counter from /sys/class/net/DEV/statistics.

@@ -76,7 +76,8 @@ refnic_hist_sum() {
 # (queue_xmit: through the qdisc; start_xmit: straight to the driver, BURST
 # frames per call). COUNT 0 runs until refnic_pktgen_stop; then run it in
 # the background. Returns when done. REFNIC_PKTGEN_CPUS=N uses only the
-# first N CPUs.
+# first N CPUs; REFNIC_PKTGEN_DELAY=NS waits NS between frames;
+# REFNIC_PKTGEN_QMAP="MIN MAX" (start_xmit) cycles through TX queues MIN..MAX.
 refnic_pktgen() {
 	local dev=$1 mode=$2 count=$3 burst=${4:-1}
 	local mac=${5:-02:00:00:00:00:01} dst=${6:-198.18.0.1}
@@ -92,7 +93,12 @@ refnic_pktgen() {
 		echo "xmit_mode $mode" > "$d"
 		echo "count $count" > "$d"
 		echo "pkt_size 60" > "$d"
-		echo "delay 0" > "$d"
+		echo "delay ${REFNIC_PKTGEN_DELAY:-0}" > "$d"
+		if [ -n "${REFNIC_PKTGEN_QMAP:-}" ]; then
+			set -- $REFNIC_PKTGEN_QMAP
+			echo "queue_map_min $1" > "$d"
+			echo "queue_map_max $2" > "$d"
+		fi
 		echo "dst $dst" > "$d"
 		echo "dst_mac $mac" > "$d"
 		[ "$burst" -gt 1 ] && echo "burst $burst" > "$d"
@@ -103,6 +109,19 @@ refnic_pktgen() {
 refnic_pktgen_stop() {
 	[ -w /proc/net/pktgen/pgctrl ] && echo stop > /proc/net/pktgen/pgctrl
 	return 0
+}
+
+# refnic_pktgen_end PID: stop pktgen and wait for the background
+# refnic_pktgen PID to return. A thread acts on requests only when it next
+# runs: a stop it took before a start is lost, so stop again until it ends.
+refnic_pktgen_end() {
+	local i
+	for i in $(seq 100); do
+		[ $((i % 10)) = 1 ] && refnic_pktgen_stop
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$1"
 }
 
 # skb_slab: active objects of skbuff_head_cache (leak check). SLUB counts
@@ -116,4 +135,53 @@ skb_slab() {
 
 refnic_slab_slack() {
 	echo $((64 * $(nproc) + 64))
+}
+
+# refnic_dbg DEV FILE: the path of a fault injection knob of DEV (debugfs).
+refnic_dbg() {
+	echo "/sys/kernel/debug/refnic/$1/$2"
+}
+
+# refnic_inflight DEV [NS]: BQL bytes in flight, summed over DEV's TX queues.
+refnic_inflight() {
+	local run=
+	[ -n "${2:-}" ] && run="ip netns exec $2"
+	$run sh -c "cat /sys/class/net/$1/queues/tx-*/byte_queue_limits/inflight" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# refnic_unaccounted A B [NSB [NSA]]: frames A took that neither reached B
+# nor were counted as dropped: A tx_packets - (B rx_packets + B rx_dropped +
+# A tx_carrier_errors + A tx_dropped), B in netns NSB, A in NSA. 0 once
+# both drained.
+refnic_unaccounted() {
+	local a=$1 b=$2 nsb=${3:-} nsa=${4:-}
+	echo $(($(refnic_stat "$a" tx_packets "$nsa") - $(refnic_stat "$b" rx_packets "$nsb") -
+		$(refnic_stat "$b" rx_dropped "$nsb") - $(refnic_stat "$a" tx_carrier_errors "$nsa") -
+		$(refnic_stat "$a" tx_dropped "$nsa")))
+}
+
+# refnic_wait_accounted A B [NSB [NSA]]: refnic_unaccounted once it reaches
+# 0, or after ~10 s (frames on the wire or in B's RX queue still count).
+refnic_wait_accounted() {
+	local i u
+	for i in $(seq 100); do
+		u=$(refnic_unaccounted "$@")
+		[ "$u" = 0 ] && break
+		sleep 0.1
+	done
+	echo "$u"
+}
+
+# refnic_now: seconds since the epoch, with nanoseconds.
+refnic_now() {
+	date +%s.%N
+}
+
+# refnic_line_max MBPS SECS: the most 60-byte frames a line of MBPS can
+# carry in SECS, with room for what a measurement window may add: the
+# wire's back-dating (2 ms), a completion coalesced up to 10 ms and
+# late softirqs (0.2 s in all), and 16 frames.
+refnic_line_max() {
+	awk -v m="$1" -v t="$2" 'BEGIN { printf "%d\n", m * 1e6 / ((60 + 24) * 8) * (t + 0.2) + 16 }'
 }

@@ -22,6 +22,7 @@ pfb_batch_trigger=
 # with packets 1 and skbaddr 0, so only events with an skb are batches.
 batch_trace_start() {
 	local idx
+	forbid_text_patching "the qdisc:qdisc_dequeue hist trigger"
 	idx=$(cat "/sys/class/net/$1/ifindex")
 	pfb_batch_trigger="hist:keys=packets:vals=hitcount:size=2048 if ifindex == $idx && skbaddr != 0"
 	echo "$pfb_batch_trigger" > "$TRACEFS/events/qdisc/qdisc_dequeue/trigger"
@@ -50,22 +51,103 @@ batch_buckets() {
 	     END { for (k = 0; k < 8; k++) printf "%d%s", c[k], k < 7 ? " " : "\n" }'
 }
 
-# --- spin-lock count: kprobe on _raw_spin_lock ----------------------------
+# --- every batch with its packets' lengths: the tracepoints' events ---------
+# Single-threaded TCG only, as any tracepoint enabling (text patching).
+pfb_events_on=
+# batch_events_start DEV: record qdisc:qdisc_dequeue (batches, skbaddr != 0)
+# and net:net_dev_start_xmit (their packets) of DEV in the trace buffer.
+batch_events_start() {
+	local idx ev
+	forbid_text_patching "switching on the qdisc_dequeue tracepoint"
+	idx=$(cat "/sys/class/net/$1/ifindex")
+	echo 0 > "$TRACEFS/tracing_on"
+	echo 16384 > "$TRACEFS/buffer_size_kb"
+	echo > "$TRACEFS/trace"
+	echo "ifindex == $idx && skbaddr != 0" > "$TRACEFS/events/qdisc/qdisc_dequeue/filter"
+	echo "name == \"$1\"" > "$TRACEFS/events/net/net_dev_start_xmit/filter"
+	for ev in qdisc/qdisc_dequeue net/net_dev_start_xmit; do
+		echo 1 > "$TRACEFS/events/$ev/enable"
+	done
+	pfb_events_on=1
+	defer batch_events_stop
+	echo 1 > "$TRACEFS/tracing_on"
+}
+batch_events_stop() {
+	local ev
+	[ -n "$pfb_events_on" ] || return 0
+	for ev in qdisc/qdisc_dequeue net/net_dev_start_xmit; do
+		echo 0 > "$TRACEFS/events/$ev/enable"
+		echo 0 > "$TRACEFS/events/$ev/filter"
+	done
+	pfb_events_on=
+}
+# batch_events_read DEV [BULK_BYTES]: stop recording and print the batches
+# as pfb_batches.py sees them (JSON). Fails when the buffer overflowed.
+batch_events_read() {
+	local lost
+	batch_events_stop
+	lost=$(cat "$TRACEFS"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { s += $2 } END { print s + 0 }')
+	[ "$lost" = 0 ] || { echo "trace buffer overran: $lost events lost" >&2; return 1; }
+	python3 "$PFB_TOP/selftests/pfb_batches.py" "$TRACEFS/trace" "$@"
+}
+
+# --- spin-lock count: kprobes on _raw_spin_lock and _raw_spin_trylock ------
+# (a lockless qdisc such as pfifo_fast takes its run lock with a trylock;
+# the two are counted apart). Hits are counted system-wide, per caller
+# (the return address, shown as its function), so that a test can tell
+# the transmit path from the rest of the kernel.
+PFB_LOCK_HIST='hist:keys=caller.sym:vals=hitcount:size=4096'
 pfb_lock_on=
 lock_count_start() {
-	echo 'p:pfb_lock _raw_spin_lock' >> "$TRACEFS/kprobe_events" || return 1
-	echo 'hist:keys=common_type:vals=hitcount' > "$TRACEFS/events/kprobes/pfb_lock/trigger"
+	forbid_text_patching "a kprobe on _raw_spin_lock"
+	echo 'p:pfb_lock _raw_spin_lock caller=$stack0:x64' >> "$TRACEFS/kprobe_events" &&
+	echo 'p:pfb_trylock _raw_spin_trylock caller=$stack0:x64' >> "$TRACEFS/kprobe_events" ||
+		return 1
 	pfb_lock_on=1
 	defer lock_count_stop
+	lock_trigger "$PFB_LOCK_HIST"
 }
+# lock_trigger SPEC: add SPEC (or with :pause, :cont, :clear, change it) on
+# both events.
+lock_trigger() {
+	echo "$1" >> "$TRACEFS/events/kprobes/pfb_lock/trigger" &&
+	echo "$1" >> "$TRACEFS/events/kprobes/pfb_trylock/trigger"
+}
+# lock_count_pause, lock_count_cont, lock_count_clear: stop counting (the
+# counts can then be read at leisure), go on, start again from 0.
+lock_count_pause() { lock_trigger "$PFB_LOCK_HIST:pause"; }
+lock_count_cont() { lock_trigger "$PFB_LOCK_HIST:cont"; }
+lock_count_clear() { lock_trigger "$PFB_LOCK_HIST:clear"; }
+# lock_count_snap: the counts so far in $PFB_LOCKS and $PFB_TRYLOCKS. Reads
+# with the shell's builtins only: a process started here would add hundreds
+# of lock acquisitions of its own (fork, exec, exit) to what it measures.
+lock_count_snap() {
+	local l
+	PFB_LOCKS=0 PFB_TRYLOCKS=0
+	while read -r l; do
+		[[ $l =~ hitcount:\ *([0-9]+) ]] && PFB_LOCKS=$((PFB_LOCKS + BASH_REMATCH[1]))
+	done < "$TRACEFS/events/kprobes/pfb_lock/hist"
+	while read -r l; do
+		[[ $l =~ hitcount:\ *([0-9]+) ]] && PFB_TRYLOCKS=$((PFB_TRYLOCKS + BASH_REMATCH[1]))
+	done < "$TRACEFS/events/kprobes/pfb_trylock/hist"
+}
+# lock_count_read: the _raw_spin_lock count so far.
 lock_count_read() {
-	sed -n 's/.*hitcount: *\([0-9]*\).*/\1/p' "$TRACEFS/events/kprobes/pfb_lock/hist" |
-		awk '{ s += $1 } END { print s + 0 }'
+	lock_count_snap
+	echo "$PFB_LOCKS"
+}
+# lock_count_callers lock|trylock: "COUNT FUNCTION" per calling function,
+# largest first.
+lock_count_callers() {
+	sed -n 's/^{ caller: *\[[0-9a-f]*\] \([^ ]*\) *} hitcount: *\([0-9]*\).*/\2 \1/p' \
+		"$TRACEFS/events/kprobes/pfb_$1/hist" |
+		awk '{ n[$2] += $1 } END { for (f in n) print n[f], f }' | sort -rn
 }
 lock_count_stop() {
 	[ -n "$pfb_lock_on" ] || return 0
-	echo '!hist:keys=common_type:vals=hitcount' > "$TRACEFS/events/kprobes/pfb_lock/trigger"
+	lock_trigger "!$PFB_LOCK_HIST"
 	echo '-:pfb_lock' >> "$TRACEFS/kprobe_events"
+	echo '-:pfb_trylock' >> "$TRACEFS/kprobe_events"
 	pfb_lock_on=
 }
 
@@ -93,30 +175,45 @@ pg_set() {
 # pktgen_setup DEV DSTMAC COUNT [SIZE]: one queue_xmit thread per CPU, each
 # its own UDP source port (flow 9000 + cpu), COUNT packets each.
 pktgen_setup() {
-	local dev=$1 mac=$2 count=$3 size=${4:-60} cpu
+	pktgen_flows "$1" "$2" "$3" 1 "${4:-60}"
+}
+# pktgen_flows DEV DSTMAC COUNT PER_CPU SIZE...: PER_CPU flows on each CPU's
+# queue_xmit thread, COUNT packets each. Flow k (k = cpu * PER_CPU + i) has
+# UDP source port 9000 + k and the size SIZE[k % number of sizes]; each
+# flow numbers its packets (pktgen's header), so order is per flow.
+pktgen_flows() {
+	local dev=$1 mac=$2 count=$3 per=$4 cpu i k=0 pd
+	shift 4
+	local sizes=("$@")
 	modprobe pktgen || { echo "SKIP: no pktgen"; exit $ksft_skip; }
 	defer pktgen_clear
 	pg_set pgctrl reset
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
 		pg_set "kpktgend_$cpu" rem_device_all
-		pg_set "kpktgend_$cpu" "add_device $dev@$cpu"
-		pg_set "$dev@$cpu" "xmit_mode queue_xmit"
-		pg_set "$dev@$cpu" "count $count"
-		pg_set "$dev@$cpu" "pkt_size $size"
-		pg_set "$dev@$cpu" "clone_skb 0"
-		pg_set "$dev@$cpu" "burst 1"
-		pg_set "$dev@$cpu" "delay 0"
-		pg_set "$dev@$cpu" "dst 198.51.100.2"
-		pg_set "$dev@$cpu" "dst_mac $mac"
-		pg_set "$dev@$cpu" "udp_src_min $((9000 + cpu))"
-		pg_set "$dev@$cpu" "udp_src_max $((9000 + cpu))"
-		pg_set "$dev@$cpu" "udp_dst_min 9"
-		pg_set "$dev@$cpu" "udp_dst_max 9"
+		for ((i = 0; i < per; i++, k++)); do
+			pd=$dev@$k
+			pg_set "kpktgend_$cpu" "add_device $pd"
+			pg_set "$pd" "xmit_mode queue_xmit"
+			pg_set "$pd" "count $count"
+			pg_set "$pd" "pkt_size ${sizes[k % ${#sizes[@]}]}"
+			pg_set "$pd" "clone_skb 0"
+			pg_set "$pd" "burst 1"
+			pg_set "$pd" "delay 0"
+			pg_set "$pd" "dst 198.51.100.2"
+			pg_set "$pd" "dst_mac $mac"
+			pg_set "$pd" "udp_src_min $((9000 + k))"
+			pg_set "$pd" "udp_src_max $((9000 + k))"
+			pg_set "$pd" "udp_dst_min 9"
+			pg_set "$pd" "udp_dst_max 9"
+		done
 	done
 }
-# pktgen_run: start all threads, return when all sent their COUNT.
+# pktgen_run: start all threads, return when all sent their COUNT. The
+# start request stops every thread when the writer has a signal pending
+# while it waits: in a subshell, which has no children, no SIGCHLD of ours
+# (a process substitution that just ended, say) cuts the load short.
 pktgen_run() {
-	pg_set pgctrl start
+	(pg_set pgctrl start)
 }
 # pktgen_offered DEV: packets handed to dev_queue_xmit (sent + errors).
 pktgen_offered() {
@@ -125,6 +222,19 @@ pktgen_offered() {
 		s=$((s + $(sed -n 's/.*pkts-sofar: *\([0-9]*\) *errors: *\([0-9]*\).*/\1 + \2/p' "$f")))
 	done
 	echo $s
+}
+# pktgen_sent DEV: packets DEV's pktgen threads have sent (queued) so far,
+# in $REPLY, read with builtins only (see lock_count_snap). The start
+# request of pktgen_run can return before a thread slow to take it has
+# sent anything: wait for this count, not for pktgen_run.
+pktgen_sent() {
+	local f l
+	REPLY=0
+	for f in "$PG/$1"@*; do
+		while read -r l; do
+			[[ $l =~ ^pkts-sofar:\ *([0-9]+) ]] && REPLY=$((REPLY + BASH_REMATCH[1]))
+		done < "$f"
+	done
 }
 pktgen_clear() {
 	echo reset > "$PG/pgctrl" 2>/dev/null
@@ -161,5 +271,5 @@ wait_tx_settled() {
 # touching the qdisc (wait_tx_settled), then reads its queue length once.
 wait_backlog_zero() {
 	wait_tx_settled "$1" "${2:-100}"
-	[ "$(pfb_stat "$1" qlen)" = 0 ]
+	[ "$(qdisc_counts "$1" | cut -d' ' -f3)" = 0 ]
 }

@@ -19,7 +19,7 @@
 require_root
 require_cmd tc jq ethtool python3
 fuzz=$PFB_TOP/selftests/nl_fuzz
-[ -x "$fuzz" ] || { echo "SKIP: nl_fuzz not built (make -C selftests)"; exit $ksft_skip; }
+[ -x "$fuzz" ] || setup_failed "nl_fuzz not built (make -C selftests)"
 load_module sch_pfifo_bulk
 load_module refnic
 
@@ -28,13 +28,13 @@ seed=${PFB_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 dev=pfbnf0
 echo "# seed $seed, $count messages"
 
-check "refnic device" ip link add $dev type refnic
+check "refnic device" ip link add $dev type refnic || pfb_exit
 defer "ip link del $dev"
 sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
 ip link set $dev up
 check "line rate 2 Mb/s" ethtool -s $dev speed 2
 check_eq "BQL on" "$(ethtool --show-priv-flags $dev | awk '$1 == "bql:" { print $2 }')" on
-check "pfifo_bulk root" tc qdisc add dev $dev root handle 1: pfifo_bulk
+check "pfifo_bulk root" tc qdisc add dev $dev root handle 1: pfifo_bulk || pfb_exit
 mac=02:00:00:00:00:01
 
 # pktgen_pace DEV DELAY_NS: one packet every DELAY_NS per thread. From
@@ -85,7 +85,7 @@ check_eq "tc -j and raw netlink dump the same options" "$tc_opts" "$nl_opts"
 # Known options, by tc: the dump must show exactly those.
 check "tc qdisc replace with known options" \
 	tc qdisc replace dev $dev root handle 1: pfifo_bulk limit 700 bulk_bytes 3000 bulk_pkts 16 mode bql
-want='{"bulk_bytes":3000,"bulk_pkts":16,"effective_mode":"bql","limit":700,"mode":"bql"}'
+want='{"bulk_bytes":3000,"bulk_pkts":16,"effective_mode":"bql","limit":700,"lockless":true,"mode":"bql"}'
 check_eq "tc -j dumps exactly the known options" "$(root_opts tc -j qdisc show dev $dev)" "$want"
 check_eq "raw netlink dumps exactly the known options" \
 	"$($PFB_NL dump $dev | jq -cS '[.[] | select(.parent == "root")][0].options')" "$want"

@@ -22,13 +22,13 @@ TC_H_ROOT = 0xFFFFFFFF
 
 VALUES = {
     "limit": 1000, "bulk_bytes": 65536, "bulk_pkts": 16,
-    "mode": 0, "effective_mode": 2,
+    "mode": 0, "effective_mode": 2, "lockless": 1,
     "bytes": 123456789, "packets": 98765, "drops": 7, "overlimits": 0,
     "requeues": 3, "backlog": 1500, "qlen": 1,
     "batches": 40000, "batch_pkts": 98765, "batch_bytes": 123456789,
     "hist": [10000, 9000, 8000, 7000, 4000, 1500, 400, 100],
     "end_bytes": 11, "end_pkts": 22, "end_budget": 33, "end_empty": 39934,
-    "reschedules": 5, "bulk_drops": 7, "bulk_requeues": 3,
+    "reschedules": 5,
 }
 
 
@@ -53,14 +53,14 @@ def full(ifindex):
     v = VALUES
     opts = nest(TCA_OPTIONS, u32(1, v["limit"]), u32(2, v["bulk_bytes"]),
                 u32(3, v["bulk_pkts"]), u8(4, v["mode"]),
-                u8(5, v["effective_mode"]), u32(42, 0xdead))
+                u8(5, v["effective_mode"]), u8(6, v["lockless"]),
+                u32(42, 0xdead))
     hist = nest(5, *[u64(i + 1, n) for i, n in enumerate(v["hist"])],
                 u64(9, 12345))
     app = nest(TCA_STATS_APP, u64(2, v["batches"]), u64(3, v["batch_pkts"]),
                u64(4, v["batch_bytes"]), hist, u64(6, v["end_bytes"]),
                u64(7, v["end_pkts"]), u64(8, v["end_budget"]),
                u64(9, v["end_empty"]), u64(10, v["reschedules"]),
-               u64(11, v["bulk_drops"]), u64(12, v["bulk_requeues"]),
                u64(77, 999), attr(1, b""))
     basic = attr(TCA_STATS_BASIC, struct.pack("=QI4x", v["bytes"], 0))
     queue = attr(TCA_STATS_QUEUE, struct.pack("=5I", v["qlen"], v["backlog"],

@@ -40,13 +40,13 @@ TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
 TC_H_ROOT = 0xFFFFFFFF
 
 # include/uapi/linux/pkt_sched_pfifo_bulk.h
-MODES = ["auto", "bql", "nobql"]
+MODES = ["auto", "bql", "nobql", "none"]
 OPTS = {"limit": (1, "I"), "bulk_bytes": (2, "I"), "bulk_pkts": (3, "I"),
-        "mode": (4, "B"), "effective_mode": (5, "B")}
+        "mode": (4, "B"), "effective_mode": (5, "B"), "lockless": (6, "B")}
 HIST = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 XSTATS = {2: "batches", 3: "batch_pkts", 4: "batch_bytes", 5: "hist",
           6: "end_bytes", 7: "end_pkts", 8: "end_budget", 9: "end_empty",
-          10: "reschedules", 11: "drops", 12: "requeues"}
+          10: "reschedules"}
 FMTS = {"u8": "B", "u16": "H", "u32": "I", "u64": "Q"}
 
 
@@ -178,8 +178,8 @@ def decode_options(buf):
             val = struct.unpack_from(fmt, tb[atype])[0]
             if name in ("mode", "effective_mode"):
                 val = MODES[val] if val < len(MODES) else val
-                if name == "effective_mode" and val == "auto":
-                    val = "none"
+            elif name == "lockless":
+                val = bool(val)
             out[name] = val
     return out
 

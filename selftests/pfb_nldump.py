@@ -6,7 +6,7 @@
 # (include/uapi/linux/pkt_sched_pfifo_bulk.h), independently of tc and
 # bulkctl. Prints a JSON array, one object per qdisc, with the tools' key
 # names: handle, parent (numbers), options {limit, bulk_bytes, bulk_pkts,
-# mode, effective_mode (numbers)}, xstats {batches, ..., batch_hist}.
+# mode, effective_mode, lockless (numbers)}, xstats {batches, ..., batch_hist}.
 #
 #   pfb_nldump.py DEV
 
@@ -22,10 +22,9 @@ TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
 TCA_STATS_APP = 4
 
 OPTS = {1: ("limit", "I"), 2: ("bulk_bytes", "I"), 3: ("bulk_pkts", "I"),
-        4: ("mode", "B"), 5: ("effective_mode", "B")}
+        4: ("mode", "B"), 5: ("effective_mode", "B"), 6: ("lockless", "B")}
 XSTATS = {2: "batches", 3: "batch_pkts", 4: "batch_bytes", 6: "end_bytes",
-          7: "end_pkts", 8: "end_budget", 9: "end_empty", 10: "reschedules",
-          11: "bulk_drops", 12: "bulk_requeues"}
+          7: "end_pkts", 8: "end_budget", 9: "end_empty", 10: "reschedules"}
 XSTATS_HIST = 5
 HIST_KEYS = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 

@@ -5,7 +5,8 @@
 # a device sends arrive on its peer through the peer's NAPI poll. ping, a UDP
 # burst and a TCP transfer (checked byte for byte) cross it, with two queues
 # a side, and the counters add up: what one end sent the other received, and
-# every sent frame completed.
+# every sent frame completed. A frame too long for the peer's MTU is
+# dropped and counted.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
@@ -134,6 +135,16 @@ check_eq "$a per-queue packets add up" \
 	"$(ethtool_stat $a tx_packets)"
 check_eq "stats64 rx = ethtool rx" "$(link_stat $a rx_packets)" "$(ethtool_stat $a rx_packets)"
 check_cmp "TCP went through $a (packets)" "$(ethtool_stat $a tx_packets)" ">" 1000
+
+# A frame longer than the peer's MTU allows is dropped by the peer and
+# counted, as veth's forward path does: with $b at MTU 1000, 1200-byte
+# pings from $a (MTU 1500) do not cross.
+d0=$(refnic_stat $b rx_dropped $ns)
+check "$b MTU 1000" ip -n $ns link set $b mtu 1000
+check_fails "1200-byte pings do not cross" busybox ping -c 3 -W 1 -i 0.2 -s 1200 10.77.0.2
+check_eq "$b dropped each (rx_dropped)" $(($(refnic_stat $b rx_dropped $ns) - d0)) 3
+check "$b MTU 1500" ip -n $ns link set $b mtu 1500
+check "1200-byte pings cross at MTU 1500" busybox ping -c 2 -W 2 -i 0.2 -s 1200 10.77.0.2
 
 check "deleting one end deletes both" ip link del $a
 check_fails "peer gone" ip -n $ns link show $b

@@ -33,7 +33,7 @@ expect_fail "help" 1 '^Usage: \.\.\. pfifo_bulk \[ limit PACKETS \]' \
 check "add with defaults" tc qdisc add dev $dev root handle 1: pfifo_bulk
 check_eq "defaults" "$(root_opts tc -j qdisc show dev $dev | jq -c '[.limit, .bulk_bytes, .bulk_pkts, .mode]')" \
 	"[$txqlen,0,0,\"auto\"]"
-check "default text (effective_mode bql or nobql)" eval 'root_text | grep -qxE "qdisc pfifo_bulk 1: root refcnt [0-9]+ limit ${txqlen}p bulk_bytes 0b bulk_pkts 0 mode auto effective_mode (bql|nobql)"'
+check "default text (effective_mode bql or nobql)" eval 'root_text | grep -qxE "qdisc pfifo_bulk 1: root refcnt [0-9]+ limit ${txqlen}p bulk_bytes 0b bulk_pkts 0 mode auto effective_mode (bql|nobql) lockless"'
 
 # --- every option round-trips -------------------------------------------------
 # Each row sets options (bounds, units, modes) and wants all of them back from
@@ -45,19 +45,19 @@ while read -r args json text <&3; do
 	check_eq "$args: tc text" "$(root_text | sed 's/.* refcnt [0-9]* //')" "${text//,/ }"
 	check_eq "$args: bulkctl -j" "$(root_opts "$BULKCTL" show $dev -j)" "$json"
 done 3<<'EOF'
-limit,1,bulk_bytes,3000,bulk_pkts,1,mode,bql {"bulk_bytes":3000,"bulk_pkts":1,"effective_mode":"bql","limit":1,"mode":"bql"} limit,1p,bulk_bytes,3000b,bulk_pkts,1,mode,bql,effective_mode,bql
-limit,16777216,bulk_bytes,64k,bulk_pkts,65536,mode,nobql {"bulk_bytes":65536,"bulk_pkts":65536,"effective_mode":"nobql","limit":16777216,"mode":"nobql"} limit,16777216p,bulk_bytes,64Kb,bulk_pkts,65536,mode,nobql,effective_mode,nobql
-limit,500,bulk_bytes,1.5k,bulk_pkts,0,mode,nobql {"bulk_bytes":1536,"bulk_pkts":0,"effective_mode":"nobql","limit":500,"mode":"nobql"} limit,500p,bulk_bytes,1536b,bulk_pkts,0,mode,nobql,effective_mode,nobql
-limit,2,bulk_bytes,8kbit,bulk_pkts,9,mode,bql {"bulk_bytes":1024,"bulk_pkts":9,"effective_mode":"bql","limit":2,"mode":"bql"} limit,2p,bulk_bytes,1Kb,bulk_pkts,9,mode,bql,effective_mode,bql
-limit,1000,bulk_bytes,16m,bulk_pkts,16,mode,nobql {"bulk_bytes":16777216,"bulk_pkts":16,"effective_mode":"nobql","limit":1000,"mode":"nobql"} limit,1000p,bulk_bytes,16Mb,bulk_pkts,16,mode,nobql,effective_mode,nobql
-bulk_bytes,0,mode,bql {"bulk_bytes":0,"bulk_pkts":16,"effective_mode":"bql","limit":1000,"mode":"bql"} limit,1000p,bulk_bytes,0b,bulk_pkts,16,mode,bql,effective_mode,bql
+limit,1,bulk_bytes,3000,bulk_pkts,1,mode,bql {"bulk_bytes":3000,"bulk_pkts":1,"effective_mode":"bql","limit":1,"lockless":true,"mode":"bql"} limit,1p,bulk_bytes,3000b,bulk_pkts,1,mode,bql,effective_mode,bql,lockless
+limit,16777216,bulk_bytes,64k,bulk_pkts,65536,mode,nobql {"bulk_bytes":65536,"bulk_pkts":65536,"effective_mode":"nobql","limit":16777216,"lockless":true,"mode":"nobql"} limit,16777216p,bulk_bytes,64Kb,bulk_pkts,65536,mode,nobql,effective_mode,nobql,lockless
+limit,500,bulk_bytes,1.5k,bulk_pkts,0,mode,nobql {"bulk_bytes":1536,"bulk_pkts":0,"effective_mode":"nobql","limit":500,"lockless":true,"mode":"nobql"} limit,500p,bulk_bytes,1536b,bulk_pkts,0,mode,nobql,effective_mode,nobql,lockless
+limit,2,bulk_bytes,8kbit,bulk_pkts,9,mode,bql {"bulk_bytes":1024,"bulk_pkts":9,"effective_mode":"bql","limit":2,"lockless":true,"mode":"bql"} limit,2p,bulk_bytes,1Kb,bulk_pkts,9,mode,bql,effective_mode,bql,lockless
+limit,1000,bulk_bytes,16m,bulk_pkts,16,mode,nobql {"bulk_bytes":16777216,"bulk_pkts":16,"effective_mode":"nobql","limit":1000,"lockless":true,"mode":"nobql"} limit,1000p,bulk_bytes,16Mb,bulk_pkts,16,mode,nobql,effective_mode,nobql,lockless
+bulk_bytes,0,mode,bql {"bulk_bytes":0,"bulk_pkts":16,"effective_mode":"bql","limit":1000,"lockless":true,"mode":"bql"} limit,1000p,bulk_bytes,0b,bulk_pkts,16,mode,bql,effective_mode,bql,lockless
 EOF
 
 # The kernel's own dump, read with raw netlink, has what tc and bulkctl show.
 check "change to distinct values" tc qdisc change dev $dev root pfifo_bulk limit 300 bulk_bytes 3000 bulk_pkts 8 mode nobql
-modes='["auto", "bql", "nobql"] as $m'
+modes='["auto", "bql", "nobql", "none"] as $m'
 check_eq "kernel dump = tc -j" \
-	"$(nl_dump $dev | jq -cS "$modes | .[0].options | .mode = \$m[.mode] | .effective_mode = \$m[.effective_mode]")" \
+	"$(nl_dump $dev | jq -cS "$modes | .[0].options | .mode = \$m[.mode] | .effective_mode = \$m[.effective_mode] | .lockless = (.lockless == 1)")" \
 	"$(root_opts tc -j qdisc show dev $dev)"
 
 # --- change touches only what it names; replace ------------------------------------
@@ -103,13 +103,13 @@ expect_fail "del where there is none" 2 'Error: Cannot delete qdisc with handle 
 	tc qdisc del dev $dev2 root
 check_eq "rejections changed nothing" "$(tc -j qdisc show dev $dev | jq -cS '.[0].options')" "$before"
 
-# --- as a child: parent and effective_mode auto -----------------------------------------
+# --- as a child: parent, effective_mode none, locked -----------------------------------------
 check "prio root on $dev2" tc qdisc add dev $dev2 root handle 1: prio
 check "pfifo_bulk under prio" tc qdisc add dev $dev2 parent 1:1 handle 10: pfifo_bulk limit 64
 check_eq "child: handle, parent, options" \
-	"$(tc -j qdisc show dev $dev2 | jq -c '.[] | select(.kind == "pfifo_bulk") | [.handle, .parent, .options.limit, .options.effective_mode]')" \
-	'["10:","1:1",64,"auto"]'
-check "child text" eval 'tc qdisc show dev $dev2 | grep -q "^qdisc pfifo_bulk 10: parent 1:1 limit 64p "'
+	"$(tc -j qdisc show dev $dev2 | jq -c '.[] | select(.kind == "pfifo_bulk") | [.handle, .parent, .options.limit, .options.effective_mode, .options.lockless]')" \
+	'["10:","1:1",64,"none",false]'
+check "child text" eval 'tc qdisc show dev $dev2 | grep -q "^qdisc pfifo_bulk 10: parent 1:1 limit 64p .* effective_mode none locked *$"'
 check "prio removed" tc qdisc del dev $dev2 root
 
 # --- statistics after known traffic -------------------------------------------------------
@@ -119,7 +119,7 @@ check_eq "frames sent" "$sent" 1000
 stats=$(tc -s -j qdisc show dev $dev | jq -c '.[0]')
 read -r packets bpkts bbytes bytes batches hsum esum drops mean hkeys <<< "$(jq -r \
 	'[.packets, .batch_pkts, .batch_bytes, .bytes, .batches, ([.batch_hist[]] | add),
-	  (.end_bytes + .end_pkts + .end_budget + .end_empty), (.drops + .bulk_drops),
+	  (.end_bytes + .end_pkts + .end_budget + .end_empty), .drops,
 	  .mean_batch, (.batch_hist | keys_unsorted | join(","))] | @tsv' <<< "$stats")"
 check_eq "packets" "$packets" 1000
 check_eq "batch_pkts = packets" "$bpkts" 1000
@@ -137,14 +137,14 @@ check "mean_batch = batch_pkts / batches" \
 want=$(jq -r '"  batches \(.batches) batch_pkts \(.batch_pkts) batch_bytes \(.batch_bytes) mean_batch X",
 	"  batch_hist " + ([.batch_hist | to_entries[] | "\(.key):\(.value)"] | join(" ")),
 	"  end_bytes \(.end_bytes) end_pkts \(.end_pkts) end_budget \(.end_budget) end_empty \(.end_empty)",
-	"  reschedules \(.reschedules) bulk_drops \(.bulk_drops) bulk_requeues \(.bulk_requeues)"' <<< "$stats")
+	"  reschedules \(.reschedules)"' <<< "$stats")
 text=$(tc -s qdisc show dev $dev)
 check "tc -s text: xstats lines" \
 	diff <(sed -e 's/ *$//' -e 's/mean_batch [0-9.]*/mean_batch X/' <<< "$text" | tail -n 4) - <<< "$want"
 check_eq "tc -s text: mean_batch" "$(grep -o 'mean_batch [0-9.]*' <<< "$text")" \
 	"mean_batch $(awk -v p="$bpkts" -v b="$batches" 'BEGIN { printf "%.2f", p / b }')"
 
-keys='{batches, batch_pkts, batch_bytes, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules, bulk_drops, bulk_requeues}'
+keys='{batches, batch_pkts, batch_bytes, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules}'
 tcx=$(echo "$stats" | jq -cS "$keys")
 check_eq "bulkctl -s -j xstats = tc's" "$("$BULKCTL" show $dev -s -j | jq -cS ".[0] | $keys")" "$tcx"
 check_eq "kernel dump xstats = tc's" "$(nl_dump $dev | jq -cS ".[0].xstats | $keys")" "$tcx"

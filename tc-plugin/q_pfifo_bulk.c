@@ -181,6 +181,14 @@ static int pfifo_bulk_print_opt(struct qdisc_util *qu, FILE *f,
 		print_uint(PRINT_ANY, "bulk_pkts", "bulk_pkts %u ", v);
 	print_mode("mode", tb[TCA_PFIFO_BULK_MODE]);
 	print_mode("effective_mode", tb[TCA_PFIFO_BULK_EFFECTIVE_MODE]);
+	if (tb[TCA_PFIFO_BULK_LOCKLESS] &&
+	    RTA_PAYLOAD(tb[TCA_PFIFO_BULK_LOCKLESS]) >= sizeof(__u8)) {
+		bool lockless = rta_getattr_u8(tb[TCA_PFIFO_BULK_LOCKLESS]);
+
+		print_bool(PRINT_JSON, "lockless", NULL, lockless);
+		print_string(PRINT_FP, NULL, "%s ",
+			     lockless ? "lockless" : "locked");
+	}
 	return 0;
 }
 
@@ -220,16 +228,16 @@ static void print_counters(struct xstats_printer *p, const int *types,
 
 static void print_hist(struct xstats_printer *p, struct rtattr *nest)
 {
-	struct rtattr *h[TC_PFIFO_BULK_HIST_BUCKETS + 1];
+	struct rtattr *h[TCA_PFIFO_BULK_HIST_MAX + 1];
 	bool begun = false;
 	__u64 v;
 	int i;
 
-	parse_rtattr_flags(h, TC_PFIFO_BULK_HIST_BUCKETS, RTA_DATA(nest),
+	parse_rtattr_flags(h, TCA_PFIFO_BULK_HIST_MAX, RTA_DATA(nest),
 			   RTA_PAYLOAD(nest), NLA_F_NESTED);
 	open_json_object("batch_hist");
-	for (i = 0; i < TC_PFIFO_BULK_HIST_BUCKETS; i++) {
-		if (!attr_u64(h, i + 1, &v))
+	for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++) {
+		if (!attr_u64(h, i, &v))
 			continue;
 		if (!begun) {
 			begin_line(p);
@@ -264,11 +272,9 @@ static int pfifo_bulk_print_xstats(struct qdisc_util *qu, FILE *f,
 	};
 	static const int other[] = {
 		TCA_PFIFO_BULK_XSTATS_RESCHEDULES,
-		TCA_PFIFO_BULK_XSTATS_DROPS,
-		TCA_PFIFO_BULK_XSTATS_REQUEUES,
 	};
 	static const char *const other_keys[] = {
-		"reschedules", "bulk_drops", "bulk_requeues",
+		"reschedules",
 	};
 	struct rtattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1];
 	struct xstats_printer p = { .tb = tb };

@@ -5,57 +5,67 @@
  * A tail-drop packet FIFO, like pfifo, that also decides how many packets
  * the core hands to the driver in one dev_hard_start_xmit() call: the batch
  * ends at the smallest of what BQL allows, bulk_bytes and bulk_pkts (0 = no
- * own cap). Every batch is counted in the extended statistics.
+ * own cap). bulk_pkts is exact; a batch ends at the first packet that
+ * reaches bulk_bytes, so it overshoots that cap by less than one packet.
+ * Every batch is counted in the extended statistics.
  *
  * The core builds the batch, not the qdisc: dequeue_skb() calls ->dequeue
  * once, then again and again while its own budget lasts. The only ways a
  * qdisc can shape that loop are returning NULL, and its own
- * TCQ_F_ONETXQUEUE flag, which picks one of the core's two bulk loops:
+ * TCQ_F_ONETXQUEUE flag, which picks one of the core's two bulk loops. The
+ * qdisc owns that flag: at the start of every batch it sets or clears it to
+ * match the path it runs on, whoever touched it last (qdisc_create() and
+ * attach_one_default_qdisc() set it, the latter after ->init).
  *
  * BQL path (flag set): try_bulk_dequeue_skb() keeps calling while
  *   dql_avail() bytes remain (and the __qdisc_run() quota lasts). We end a
- *   batch at our cap by returning NULL. NULL is only safe inside the loop:
- *   on the first call of a dequeue_skb() it ends __qdisc_run() with a
- *   backlog. The loop does not tell us which call is the first, so we
- *   watch txq->dql.num_queued: it cannot move while the core collects a
- *   batch (the driver has not seen it yet), and it does move between two
- *   batches of a BQL driver. When the previous batch put nothing into the
- *   driver (dropped by validation, requeued), the signal fails; therefore
- *   every NULL returned with packets waiting also calls __netif_schedule(),
- *   the call the core's own requeue path makes: the qdisc runs again, so
- *   it never stalls. The cost is at most one NET_TX softirq per
- *   __qdisc_run() that capped a batch (the SCHED bit makes repeats free).
+ *   batch at our cap by returning NULL. The loop does not tell us which
+ *   call is the first of a batch, so we infer it: we ended the last batch
+ *   ourselves; or txq->dql.num_queued moved (the driver took the last
+ *   batch; it cannot move while the core collects one); or BQL had no room
+ *   and nothing completed since the batch began (the core's loop only calls
+ *   again while it has room, and room only changes on a completion).
  *
  * NOBQL path (flag clear): try_bulk_dequeue_skb_slow() takes up to 8 more
  *   packets (9 in all) and ignores BQL, bytes and the quota. A batch ends
  *   only when we return NULL or after the 9th packet, so we know exactly
- *   where a batch starts and can return NULL at our cap without any
- *   reschedule. This is how a driver without BQL, where the BQL path always
- *   gives batches of 1, still gets batches carrying xmit_more. Trade-offs:
- *   at most 9 packets per batch; BQL, if any, does not shorten a batch (the
- *   driver may stop the queue mid-batch: dev_hard_start_xmit() then hands
- *   the rest back and the core requeues it, visible as requeues); the
- *   core's early "queue stopped" check is skipped, so each stop episode
- *   costs one dequeue and one requeue; the quota of 64 per __qdisc_run()
- *   may be overshot by 8.
+ *   where a batch starts. This is how a driver without BQL, where the BQL
+ *   path always gives batches of 1, still gets batches carrying xmit_more.
+ *   Trade-offs: at most 9 packets per batch; BQL, if any, does not shorten
+ *   a batch (the driver may stop the queue mid-batch: dev_hard_start_xmit()
+ *   then hands the rest back and the core requeues it, visible as
+ *   requeues); the core's early "queue stopped" check is skipped, so each
+ *   stop episode costs one dequeue and one requeue; the quota of 64 per
+ *   __qdisc_run() may be overshot by 8.
+ *
+ * Neither inference is trusted to keep packets moving. Every NULL returned
+ * while packets wait asks for another run: a lockless qdisc sets
+ * __QDISC_STATE_MISSED, which qdisc_run_end() turns into a reschedule and
+ * which our own "found empty" path clears again if the same run drains the
+ * queue after all; a locked one calls __netif_schedule(), as the core's
+ * requeue path does. So a wrong guess costs at most one NET_TX softirq; a
+ * guess that a call is the first when it is not would overshoot a cap, and
+ * the inferences above cannot make that error unless another context
+ * transmits on the same txq while the core collects a batch (pktgen's
+ * start_xmit mode, an AF_PACKET socket with PACKET_QDISC_BYPASS, netpoll).
  *
  * Mode auto picks the BQL path while the driver's num_queued moves (BQL
  * live) and the NOBQL path otherwise; with bulk_pkts 1 it always takes the
  * NOBQL path, where a batch of one needs no reschedule. Modes bql and nobql
- * force a path. A path changes only on the first ->dequeue of a batch
- * (before the core looks at the flag) or in ->change with the dequeuer
- * kept out, never inside the core's loop.
+ * force a path. A path is chosen only by the datapath, at the start of a
+ * batch, before the core looks at the flag; ->change only sets what the
+ * next batch will choose from, and the dumps only read.
  *
  * Roles. The batch logic runs only when the core dequeues this qdisc
  * itself (it is the txq's qdisc: root of a single-queue device, or a child
  * of mq/mqprio). As a child of a classful qdisc (htb, prio, ...) the
  * parent calls ->dequeue, NULL would mean "empty", so the qdisc is a plain
- * pfifo there: no caps, no NULL while packets wait. As root of a
- * multiqueue device one qdisc serves all txqs; the BQL path would mix
- * txqs in a batch, so the NOBQL path is forced, and since the core may
- * park a packet of another txq between batches the boundaries are no
- * longer exact: NULL at a cap then reschedules as on the BQL path. A
- * warning says so; mq with pfifo_bulk children is the better setup.
+ * pfifo there: no caps, no NULL while packets wait; its effective mode is
+ * "none". As root of a multiqueue device one qdisc serves all txqs; the
+ * BQL path would mix txqs in a batch, so the NOBQL path is forced, and
+ * since the core may park a packet of another txq between batches the
+ * boundaries are no longer exact. A warning says so; mq with pfifo_bulk
+ * children is the better setup.
  *
  * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast: the core takes no
  * root lock around ->enqueue or ->dequeue. Enqueue takes no lock at all:
@@ -64,22 +74,30 @@
  * successful llist_add()s is the FIFO order. There is one consumer, the CPU
  * that holds the qdisc's run lock (sch->seqlock) in __qdisc_run(); it takes
  * the whole list with one xchg, reverses it into a private FIFO and hands
- * out packets from there. Statistics are per CPU (TCQ_F_CPUSTATS); the
- * batch statistics are the consumer's own. The run protocol is the core's
- * (qdisc_run_begin/end with MISSED); the qdisc's part is to clear MISSED
- * and DRAINING and look again when it finds itself empty, as
- * pfifo_fast_dequeue() does. ->change and the dumps keep the consumer out
- * by taking the run lock, and then reschedule as qdisc_run_end() does.
- * Grafted under a locked parent the core clears TCQ_F_NOLOCK and the
- * per-CPU statistics; the same code then runs under the root lock.
+ * out packets from there. Queue statistics are per CPU (TCQ_F_CPUSTATS);
+ * the batch statistics are the consumer's own, published with u64_stats so
+ * that a dump reads them without any of the datapath's locks. The run
+ * protocol is the core's (qdisc_run_begin/end with MISSED); the qdisc's
+ * part is to clear MISSED and DRAINING and look again when it finds itself
+ * empty, as pfifo_fast_dequeue() does. ->change keeps the consumer out by
+ * taking the run lock, and then reschedules as qdisc_run_end() does.
+ * Grafted under a locked parent (htb, prio, or mq when the child is added
+ * with tc) the core clears TCQ_F_NOLOCK and the per-CPU statistics; the
+ * same code then runs under the root lock. The dump says which
+ * (TCA_PFIFO_BULK_LOCKLESS).
  *
  * No TCQ_F_CAN_BYPASS: a bypassed packet goes out alone and unseen.
- * Packet order is never changed.
  *
- * Netlink: TCA_OPTIONS is parsed strictly (unknown or malformed attributes
- * are rejected), whether or not the nest carries NLA_F_NESTED, because
- * iproute2's addattr_nest() does not set it. Every value is checked before
- * anything is applied; a rejected change changes nothing.
+ * Order. The qdisc never reorders. Packets the driver hands back (a batch
+ * cut by a queue stop, or NETDEV_TX_BUSY) wait in the core's requeue list
+ * and leave one at a time before the qdisc is asked again. The 6.1 core
+ * appends a requeued packet to that list (dev_requeue_skb()), so when a
+ * driver returns NETDEV_TX_BUSY, or its queue is frozen, for the head of a
+ * list of two or more, that packet leaves after the others; 6.12 puts it
+ * back at the head. This is the core's, for every qdisc; the NOBQL path
+ * makes such lists likelier, since its batches ignore BQL. A driver that
+ * stops its queue before the ring is full, as drivers should, never
+ * returns NETDEV_TX_BUSY and sees no reordering on either kernel.
  */
 
 #include <linux/module.h>
@@ -91,6 +109,7 @@
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
 #include <linux/dynamic_queue_limits.h>
+#include <linux/u64_stats_sync.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -101,6 +120,7 @@
 #define PFB_BULK_PKTS_MAX	BIT(16)
 #define PFB_SLOW_BATCH		9	/* try_bulk_dequeue_skb_slow(): 1 + 8 */
 #define PFB_BQL_IDLE_PKTS	256	/* sent without num_queued moving: no BQL */
+#define PFB_HIST_BUCKETS	TCA_PFIFO_BULK_HIST_MAX	/* 1, 2, 3-4, ..., 65+ */
 
 enum pfb_end {
 	PFB_END_BYTES,
@@ -110,13 +130,18 @@ enum pfb_end {
 	PFB_END_MAX,
 };
 
+/* Written by the consumer only, read by the dumps without a lock. The
+ * histogram is kept as "batches that reached the smallest size of bucket
+ * k": counters that only grow, so that a reader never sees a batch leave
+ * one bucket before it enters the next.
+ */
 struct pfb_stats {
-	u64	batches;
-	u64	batch_pkts;
-	u64	batch_bytes;
-	u64	hist[TC_PFIFO_BULK_HIST_BUCKETS];
-	u64	end[PFB_END_MAX];
-	u64	resched;
+	struct u64_stats_sync	syncp;
+	u64_stats_t		batch_pkts;
+	u64_stats_t		batch_bytes;
+	u64_stats_t		reached[PFB_HIST_BUCKETS];
+	u64_stats_t		end[PFB_END_MAX];
+	u64_stats_t		resched;
 };
 
 struct pfb_sched_data {
@@ -124,31 +149,45 @@ struct pfb_sched_data {
 	struct llist_head	in;		/* newest first */
 	atomic_t		admitted;	/* packets ever admitted */
 
-	/* the consumer's, on their own cache line */
+	/* written by the consumer once per packet and read by every enqueue
+	 * (the limit check): alone on its line, so that the consumer's other
+	 * writes do not take it away from the producers
+	 */
 	u32			removed ____cacheline_aligned_in_smp;
-	struct llist_node	*head;		/* oldest first, taken from in */
-	/* configuration, written with the consumer kept out */
+
+	/* the consumer's: the holder of the run lock, or of the root lock
+	 * under a locked parent
+	 */
+	struct llist_node	*head ____cacheline_aligned_in_smp;
+	u8	path;		/* enum tc_pfifo_bulk_mode; AUTO: none yet */
+	bool	closed;		/* the last batch has ended */
+	u32	b_pkts;		/* current batch */
+	u32	b_bytes;
+	u32	nq_seen;	/* BQL path: num_queued when the batch began */
+	u32	nc_seen;	/* BQL path: num_completed when it began */
+	u32	det_nq;		/* mode auto: num_queued when last seen moving */
+	u64	det_pkts;	/* and batch_pkts then */
+	struct pfb_stats st;
+
+	/* configuration: written by ->change with the consumer kept out */
 	u32	bulk_bytes;
 	u32	bulk_pkts;
-	u8	mode;		/* enum tc_pfifo_bulk_mode, requested */
-	/* path in use: TC_PFIFO_BULK_MODE_BQL/NOBQL; AUTO = not chosen yet */
-	u8	path;
-	bool	exact;		/* NOBQL batch boundaries are exact */
-	bool	closed;		/* BQL path: we ended the last batch */
-	/* current batch */
-	u32	b_pkts;
-	u32	b_bytes;
-	u32	nq_seen;	/* BQL path: num_queued when it began */
-	/* BQL detection for mode auto */
-	u32	det_nq;
-	u64	det_pkts;
-	struct pfb_stats st;
+	u8	mode;		/* requested: AUTO, BQL or NOBQL */
 };
 
 static u32 pfb_num_queued(const struct netdev_queue *txq)
 {
 #ifdef CONFIG_BQL
 	return READ_ONCE(txq->dql.num_queued);
+#else
+	return 0;
+#endif
+}
+
+static u32 pfb_num_completed(const struct netdev_queue *txq)
+{
+#ifdef CONFIG_BQL
+	return READ_ONCE(txq->dql.num_completed);
 #else
 	return 0;
 #endif
@@ -163,7 +202,9 @@ static int pfb_dql_avail(const struct netdev_queue *txq)
 #endif
 }
 
-/* True when the core's dequeue_skb() runs this qdisc itself. */
+/* True when the core's dequeue_skb() runs this qdisc itself. The dumps
+ * look at qdisc_sleeping, which stays set while the device is down.
+ */
 static bool pfb_runs_batches(const struct Qdisc *sch)
 {
 	return rcu_access_pointer(sch->dev_queue->qdisc) == sch;
@@ -173,7 +214,7 @@ static bool pfb_runs_batches(const struct Qdisc *sch)
 static bool pfb_shared_root(const struct Qdisc *sch)
 {
 	return netif_is_multiqueue(qdisc_dev(sch)) &&
-	       !(sch->flags & TCQ_F_NOPARENT);
+	       !(READ_ONCE(sch->flags) & TCQ_F_NOPARENT);
 }
 
 /* Keep the consumer out: the run lock on the lockless path, which
@@ -260,12 +301,10 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
 
+	/* a tail drop, as pfifo's: a drop, not an overlimit */
 	if (unlikely(!pfb_admit(q, READ_ONCE(sch->limit)))) {
-		if (qdisc_is_percpu_stats(sch)) {
-			this_cpu_inc(sch->cpu_qstats->overlimits);
+		if (qdisc_is_percpu_stats(sch))
 			return qdisc_drop_cpu(skb, sch, to_free);
-		}
-		qdisc_qstats_overlimit(sch);
 		return qdisc_drop(skb, sch, to_free);
 	}
 	/* counted before it is visible: the consumer may free it at once */
@@ -297,102 +336,82 @@ static struct sk_buff *pfb_next(struct Qdisc *sch, struct pfb_sched_data *q)
 	return skb;
 }
 
-static void pfb_batch_reset(struct pfb_sched_data *q)
+/* NULL returned while packets may wait: make sure the qdisc runs again,
+ * whether or not the core calls us again in this run. On the lockless
+ * path MISSED does it: qdisc_run_end() reschedules when it finds the bit,
+ * and pfb_next() clears it if this run empties the queue anyway. A
+ * packet that arrives after we looked is the producer's to flag: it could
+ * not take the run lock, so it sets MISSED itself.
+ */
+static void pfb_run_again(struct Qdisc *sch, struct pfb_sched_data *q)
 {
-	q->b_pkts = 0;
-	q->b_bytes = 0;
-	q->closed = true;
+	if (!pfb_waiting(q))
+		return;
+	u64_stats_update_begin(&q->st.syncp);
+	u64_stats_inc(&q->st.resched);
+	u64_stats_update_end(&q->st.syncp);
+	if (!(sch->flags & TCQ_F_NOLOCK))
+		__netif_schedule(sch);
+	else if (!test_bit(__QDISC_STATE_MISSED, &sch->state))
+		set_bit(__QDISC_STATE_MISSED, &sch->state);
 }
 
-static bool pfb_bql_live(struct pfb_sched_data *q)
+/* The path the next batch takes. Reads only, so that a dump can ask. */
+static u8 pfb_path_for(const struct Qdisc *sch,
+		       const struct pfb_sched_data *q)
 {
-	return q->path == TC_PFIFO_BULK_MODE_BQL &&
-	       q->st.batch_pkts - q->det_pkts < PFB_BQL_IDLE_PKTS;
+	u8 mode = READ_ONCE(q->mode);
+
+	if (pfb_shared_root(sch))
+		return TC_PFIFO_BULK_MODE_NOBQL;
+	if (mode != TC_PFIFO_BULK_MODE_AUTO)
+		return mode;
+	if (READ_ONCE(q->bulk_pkts) == 1)
+		return TC_PFIFO_BULK_MODE_NOBQL;
+	/* BQL is live while the driver's num_queued moves */
+	if (pfb_num_queued(sch->dev_queue) != READ_ONCE(q->det_nq))
+		return TC_PFIFO_BULK_MODE_BQL;
+	if (READ_ONCE(q->path) == TC_PFIFO_BULK_MODE_BQL &&
+	    u64_stats_read(&q->st.batch_pkts) - READ_ONCE(q->det_pkts) <
+	    PFB_BQL_IDLE_PKTS)
+		return TC_PFIFO_BULK_MODE_BQL;
+	return TC_PFIFO_BULK_MODE_NOBQL;
 }
 
-/* Pick the core's bulk path. Called between two batches, consumer only. */
+/* Pick the core's bulk path, and set our flag to match whatever it was.
+ * Called at the start of a batch, before the core reads the flag.
+ */
 static void pfb_select_path(struct Qdisc *sch, struct pfb_sched_data *q)
 {
 	u32 nq = pfb_num_queued(sch->dev_queue);
-	bool shared = pfb_shared_root(sch);
-	u8 path;
+	u8 path = pfb_path_for(sch, q);
+	bool bql = path == TC_PFIFO_BULK_MODE_BQL;
 
-	if (shared) {
-		path = TC_PFIFO_BULK_MODE_NOBQL;
-	} else if (q->mode != TC_PFIFO_BULK_MODE_AUTO) {
-		path = q->mode;
-	} else if (q->bulk_pkts == 1) {
-		path = TC_PFIFO_BULK_MODE_NOBQL;
-	} else if (nq != q->det_nq) {
-		q->det_nq = nq;
-		q->det_pkts = q->st.batch_pkts;
-		path = TC_PFIFO_BULK_MODE_BQL;
-	} else {
-		path = pfb_bql_live(q) ? TC_PFIFO_BULK_MODE_BQL :
-					 TC_PFIFO_BULK_MODE_NOBQL;
-	}
-
-	q->exact = !shared;
-	if (path == q->path)
-		return;
-	if (path == TC_PFIFO_BULK_MODE_BQL) {
-		sch->flags |= TCQ_F_ONETXQUEUE;
-		q->det_nq = nq;
-		q->det_pkts = q->st.batch_pkts;
-	} else {
-		sch->flags &= ~TCQ_F_ONETXQUEUE;
+	if (nq != q->det_nq ||
+	    (bql && q->path != path)) {
+		/* counted from here: packets sent without num_queued moving */
+		WRITE_ONCE(q->det_nq, nq);
+		WRITE_ONCE(q->det_pkts, u64_stats_read(&q->st.batch_pkts));
 	}
 	WRITE_ONCE(q->path, path);
-	pfb_batch_reset(q);
+	/* written only when it changes: producers read this word */
+	if (!!(sch->flags & TCQ_F_ONETXQUEUE) != bql)
+		WRITE_ONCE(sch->flags, sch->flags ^ TCQ_F_ONETXQUEUE);
 }
 
-/* Is this the first ->dequeue of a core batch? On the NOBQL path we count
- * the core's calls. On the BQL path it is, if we ended the last batch, if
- * the driver took packets since (num_queued moved), or if BQL has no room:
- * the core's loop calls again only while it has.
- */
+/* Is this the first ->dequeue of a core batch? See the top of the file. */
 static bool pfb_batch_starts(const struct Qdisc *sch,
 			     const struct pfb_sched_data *q)
 {
 	const struct netdev_queue *txq = sch->dev_queue;
 
-	if (!(sch->flags & TCQ_F_ONETXQUEUE))
-		return !q->b_pkts;
-	return q->closed || pfb_num_queued(txq) != q->nq_seen ||
-	       pfb_dql_avail(txq) <= 0;
-}
-
-static void pfb_batch_start(struct Qdisc *sch, struct pfb_sched_data *q)
-{
-	/* a batch we did not end: the core did (BQL, quota) */
-	if (!q->closed && q->b_pkts)
-		q->st.end[PFB_END_BUDGET]++;
-	pfb_select_path(sch, q);
-	q->nq_seen = pfb_num_queued(sch->dev_queue);
-	q->b_pkts = 0;
-	q->b_bytes = 0;
-	q->closed = false;
-}
-
-/* The batch grows by one packet: keep the histogram current, so that the
- * statistics never miss a batch the core has not finished yet.
- */
-static void pfb_account(struct pfb_sched_data *q, const struct sk_buff *skb)
-{
-	u32 n = ++q->b_pkts;
-
-	q->b_bytes += skb->len;
-	q->st.batch_pkts++;
-	q->st.batch_bytes += skb->len;
-	if (n == 1) {
-		q->st.batches++;
-		q->st.hist[TC_PFIFO_BULK_HIST_1]++;
-	} else if (is_power_of_2(n - 1) &&
-		   ilog2(n - 1) < TC_PFIFO_BULK_HIST_65_UP) {
-		/* n = 2, 3, 5, 9, 17, 33, 65 start a new bucket */
-		q->st.hist[ilog2(n - 1)]--;
-		q->st.hist[ilog2(n - 1) + 1]++;
-	}
+	if (q->closed)
+		return true;
+	if (q->path != TC_PFIFO_BULK_MODE_BQL)
+		return false;
+	return pfb_num_queued(txq) != q->nq_seen ||
+	       (pfb_dql_avail(txq) <= 0 &&
+		pfb_num_completed(txq) == q->nc_seen);
 }
 
 /* Why the batch must end before another packet, or -1 if it may grow. */
@@ -407,74 +426,62 @@ static int pfb_cap_reached(const struct pfb_sched_data *q)
 	return -1;
 }
 
-static struct sk_buff *pfb_dequeue_bql(struct Qdisc *sch,
-				       struct pfb_sched_data *q)
+/* The batch ended; count why, once. */
+static void pfb_batch_end(struct pfb_sched_data *q, int end)
 {
-	struct sk_buff *skb;
-	int end;
-
-	/* not the first call (see pfb_batch_starts): NULL ends the loop */
-	end = pfb_cap_reached(q);
-	if (end >= 0 && pfb_waiting(q)) {
-		q->st.end[end]++;
-		q->closed = true;
-		q->st.resched++;
-		__netif_schedule(sch);
-		return NULL;
+	if (q->b_pkts && !q->closed) {
+		u64_stats_update_begin(&q->st.syncp);
+		u64_stats_inc(&q->st.end[end]);
+		u64_stats_update_end(&q->st.syncp);
 	}
-
-	skb = pfb_next(sch, q);
-	if (skb) {
-		pfb_account(q, skb);
-	} else {
-		if (q->b_pkts)
-			q->st.end[PFB_END_EMPTY]++;
-		q->closed = true;
-	}
-	return skb;
+	q->closed = true;
 }
 
-static struct sk_buff *pfb_dequeue_nobql(struct Qdisc *sch,
-					 struct pfb_sched_data *q)
+/* End a batch we did not see end: the core ended it (BQL, the quota, a
+ * stopped queue), unless it had just reached our cap as well.
+ */
+static void pfb_batch_close(struct pfb_sched_data *q)
 {
-	struct sk_buff *skb;
-	int end;
+	int end = pfb_cap_reached(q);
 
-	end = pfb_cap_reached(q);
-	if (end >= 0 && pfb_waiting(q)) {
-		/* b_pkts > 0: we are inside the core's loop */
-		q->st.end[end]++;
-		q->b_pkts = 0;
-		q->b_bytes = 0;
-		if (!q->exact) {
-			q->st.resched++;
-			__netif_schedule(sch);
-		}
-		return NULL;
-	}
+	pfb_batch_end(q, end >= 0 ? end : PFB_END_BUDGET);
+}
 
-	skb = pfb_next(sch, q);
-	if (!skb) {
-		if (q->b_pkts)
-			q->st.end[PFB_END_EMPTY]++;
-		q->b_pkts = 0;
-		q->b_bytes = 0;
-		return NULL;
-	}
-	pfb_account(q, skb);
-	if (q->b_pkts >= PFB_SLOW_BATCH) {
-		/* the core takes no more: the next call starts a batch */
-		end = pfb_cap_reached(q);
-		q->st.end[end >= 0 ? end : PFB_END_BUDGET]++;
-		q->b_pkts = 0;
-		q->b_bytes = 0;
-	}
-	return skb;
+static void pfb_batch_start(struct Qdisc *sch, struct pfb_sched_data *q)
+{
+	pfb_batch_close(q);
+	pfb_select_path(sch, q);
+	q->nq_seen = pfb_num_queued(sch->dev_queue);
+	q->nc_seen = pfb_num_completed(sch->dev_queue);
+	q->b_pkts = 0;
+	q->b_bytes = 0;
+	q->closed = false;
+}
+
+/* The batch grows by one packet: keep the histogram current, so that the
+ * statistics never miss a batch the core has not finished yet.
+ */
+static void pfb_account(struct pfb_sched_data *q, const struct sk_buff *skb)
+{
+	u32 n = ++q->b_pkts;
+
+	q->b_bytes += skb->len;
+	u64_stats_update_begin(&q->st.syncp);
+	u64_stats_inc(&q->st.batch_pkts);
+	u64_stats_add(&q->st.batch_bytes, skb->len);
+	/* sizes 1, 2, 3, 5, 9, 17, 33 and 65 enter a bucket */
+	if (n == 1)
+		u64_stats_inc(&q->st.reached[0]);
+	else if (is_power_of_2(n - 1) && ilog2(n - 1) < PFB_HIST_BUCKETS - 1)
+		u64_stats_inc(&q->st.reached[ilog2(n - 1) + 1]);
+	u64_stats_update_end(&q->st.syncp);
 }
 
 static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	int end;
 
 	/* a parent dequeues us: plain pfifo */
 	if (unlikely(!pfb_runs_batches(sch)))
@@ -482,9 +489,27 @@ static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 
 	if (pfb_batch_starts(sch, q))
 		pfb_batch_start(sch, q);
-	if (sch->flags & TCQ_F_ONETXQUEUE)
-		return pfb_dequeue_bql(sch, q);
-	return pfb_dequeue_nobql(sch, q);
+
+	/* At the cap the batch ends, whether or not packets wait now: one
+	 * may arrive before we would look.
+	 */
+	end = pfb_cap_reached(q);
+	if (end >= 0) {
+		pfb_batch_end(q, end);
+		pfb_run_again(sch, q);
+		return NULL;
+	}
+
+	skb = pfb_next(sch, q);
+	if (!skb) {
+		pfb_batch_end(q, PFB_END_EMPTY);
+		return NULL;
+	}
+	pfb_account(q, skb);
+	/* the core's slow loop takes no more */
+	if (q->path != TC_PFIFO_BULK_MODE_BQL && q->b_pkts >= PFB_SLOW_BATCH)
+		pfb_batch_close(q);
+	return skb;
 }
 
 static struct sk_buff *pfb_peek(struct Qdisc *sch)
@@ -513,7 +538,7 @@ static void pfb_reset(struct Qdisc *sch)
 			qs->qlen = 0;
 		}
 	}
-	pfb_batch_reset(q);
+	pfb_batch_close(q);
 }
 
 static struct netlink_range_validation pfb_limit_range = {
@@ -537,19 +562,24 @@ static const struct nla_policy pfb_policy[TCA_PFIFO_BULK_MAX + 1] = {
 	[TCA_PFIFO_BULK_BULK_PKTS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 							&pfb_bulk_pkts_range),
 	[TCA_PFIFO_BULK_MODE]	= NLA_POLICY_MAX(NLA_U8,
-						 TC_PFIFO_BULK_MODE_MAX),
+						 TC_PFIFO_BULK_MODE_NOBQL),
 	[TCA_PFIFO_BULK_EFFECTIVE_MODE] = { .type = NLA_REJECT },
+	[TCA_PFIFO_BULK_LOCKLESS] = { .type = NLA_REJECT },
 };
 
 /* The core's policy messages ("integer out of range") do not say which
  * option or which range; replace them, keeping the attribute and policy.
+ * Only for attributes inside the nest: a message about the nest itself
+ * ("NLA_F_NESTED is missing") stays.
  */
-static void pfb_explain(struct netlink_ext_ack *extack)
+static void pfb_explain(const struct nlattr *opt,
+			struct netlink_ext_ack *extack)
 {
 	const struct nlattr *bad = extack ? extack->bad_attr : NULL;
 	const struct nla_policy *pol = extack ? extack->policy : NULL;
 
-	if (!bad)
+	if ((const void *)bad < nla_data(opt) ||
+	    (const void *)bad >= nla_data(opt) + nla_len(opt))
 		return;
 	switch (nla_type(bad)) {
 	case TCA_PFIFO_BULK_LIMIT:
@@ -571,6 +601,10 @@ static void pfb_explain(struct netlink_ext_ack *extack)
 	case TCA_PFIFO_BULK_EFFECTIVE_MODE:
 		NL_SET_ERR_MSG_ATTR_POL(extack, bad, pol,
 					"pfifo_bulk: TCA_PFIFO_BULK_EFFECTIVE_MODE is read-only (dump only)");
+		break;
+	case TCA_PFIFO_BULK_LOCKLESS:
+		NL_SET_ERR_MSG_ATTR_POL(extack, bad, pol,
+					"pfifo_bulk: TCA_PFIFO_BULK_LOCKLESS is read-only (dump only)");
 		break;
 	default:
 		NL_SET_ERR_MSG_ATTR_POL(extack, bad, pol,
@@ -607,11 +641,9 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG(extack, "pfifo_bulk: change needs TCA_OPTIONS");
 		return -EINVAL;
 	}
-	/* strict, with or without NLA_F_NESTED on the nest (see top) */
-	err = __nla_parse(tb, TCA_PFIFO_BULK_MAX, nla_data(opt), nla_len(opt),
-			  pfb_policy, NL_VALIDATE_STRICT, extack);
+	err = nla_parse_nested(tb, TCA_PFIFO_BULK_MAX, opt, pfb_policy, extack);
 	if (err) {
-		pfb_explain(extack);
+		pfb_explain(opt, extack);
 		return err;
 	}
 
@@ -626,6 +658,8 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 		nla_get_u8(tb[TCA_PFIFO_BULK_MODE]) : q->mode;
 
 	pfb_consumer_lock(sch);
+	/* the next batch starts afresh, on the path the new options pick */
+	pfb_batch_close(q);
 	WRITE_ONCE(sch->limit, limit);
 	WRITE_ONCE(q->bulk_bytes, bulk_bytes);
 	WRITE_ONCE(q->bulk_pkts, bulk_pkts);
@@ -644,12 +678,8 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 		pfb_trimmed(sch, skb);
 		rtnl_kfree_skbs(skb, skb);
 	}
-	qdisc_tree_reduce_backlog(sch, dropped, dropped_bytes);
-
-	/* new caps and mode apply from the next batch */
-	if (q->path != TC_PFIFO_BULK_MODE_AUTO)
-		pfb_select_path(sch, q);
-	pfb_batch_reset(q);
+	if (dropped)
+		qdisc_tree_reduce_backlog(sch, dropped, dropped_bytes);
 	pfb_consumer_unlock(sch);
 	return 0;
 }
@@ -662,7 +692,8 @@ static int pfb_init(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	WRITE_ONCE(sch->limit, clamp_t(u32, limit, 1, PFB_LIMIT_MAX));
-	pfb_batch_reset(q);
+	u64_stats_init(&q->st.syncp);
+	q->closed = true;
 
 	if (opt) {
 		err = pfb_change(sch, opt, extack);
@@ -670,33 +701,21 @@ static int pfb_init(struct Qdisc *sch, struct nlattr *opt,
 			return err;
 	}
 
-	if (sch->parent == TC_H_ROOT) {
-		if (pfb_shared_root(sch))
-			NL_SET_ERR_MSG(extack,
-				       "pfifo_bulk: root of a multiqueue device: NOBQL path (at most 9 per batch, BQL ignored); prefer mq with pfifo_bulk children");
-		pfb_consumer_lock(sch);
-		pfb_select_path(sch, q);
-		pfb_consumer_unlock(sch);
-	}
+	if (sch->parent == TC_H_ROOT && pfb_shared_root(sch))
+		NL_SET_ERR_MSG(extack,
+			       "pfifo_bulk: root of a multiqueue device: NOBQL path (at most 9 per batch, BQL ignored); prefer mq with pfifo_bulk children");
 	return 0;
 }
 
 static int pfb_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
-	u8 path = TC_PFIFO_BULK_MODE_AUTO;
+	u8 path = TC_PFIFO_BULK_MODE_NONE;
 	struct nlattr *opts;
 
-	/* AUTO as effective mode: a parent dequeues us, no batch control */
-	if (rcu_access_pointer(sch->dev_queue->qdisc_sleeping) == sch) {
-		if (!READ_ONCE(q->path)) {
-			/* e.g. an mq child before its first packet */
-			pfb_consumer_lock(sch);
-			pfb_select_path(sch, q);
-			pfb_consumer_unlock(sch);
-		}
-		path = READ_ONCE(q->path);
-	}
+	/* what the next batch runs on; a path is chosen by the datapath */
+	if (rcu_access_pointer(sch->dev_queue->qdisc_sleeping) == sch)
+		path = pfb_path_for(sch, q);
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)
@@ -707,7 +726,9 @@ static int pfb_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PFIFO_BULK_BULK_PKTS,
 			READ_ONCE(q->bulk_pkts)) ||
 	    nla_put_u8(skb, TCA_PFIFO_BULK_MODE, READ_ONCE(q->mode)) ||
-	    nla_put_u8(skb, TCA_PFIFO_BULK_EFFECTIVE_MODE, path))
+	    nla_put_u8(skb, TCA_PFIFO_BULK_EFFECTIVE_MODE, path) ||
+	    nla_put_u8(skb, TCA_PFIFO_BULK_LOCKLESS,
+		       !!(READ_ONCE(sch->flags) & TCQ_F_NOLOCK)))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -721,49 +742,75 @@ static int pfb_put_u64(struct sk_buff *skb, int type, u64 val)
 	return nla_put_u64_64bit(skb, type, val, TCA_PFIFO_BULK_XSTATS_PAD);
 }
 
+/* A consistent copy of the consumer's statistics, taken without a lock. */
+struct pfb_snapshot {
+	u64	batch_pkts;
+	u64	batch_bytes;
+	u64	reached[PFB_HIST_BUCKETS];
+	u64	end[PFB_END_MAX];
+	u64	resched;
+};
+
+static void pfb_read_stats(const struct pfb_stats *st, struct pfb_snapshot *s)
+{
+	unsigned int start;
+	int i;
+
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		s->batch_pkts = u64_stats_read(&st->batch_pkts);
+		s->batch_bytes = u64_stats_read(&st->batch_bytes);
+		/* largest first: on 64-bit the reads are not a snapshot, and
+		 * a batch enters bucket k before it can reach k + 1
+		 */
+		for (i = PFB_HIST_BUCKETS - 1; i >= 0; i--)
+			s->reached[i] = u64_stats_read(&st->reached[i]);
+		for (i = 0; i < PFB_END_MAX; i++)
+			s->end[i] = u64_stats_read(&st->end[i]);
+		s->resched = u64_stats_read(&st->resched);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
 static int pfb_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
 	struct nlattr *xstats, *hist;
-	struct gnet_stats_queue qs = {};
-	struct pfb_stats st;
+	struct pfb_snapshot s;
 	int i;
 
-	pfb_consumer_lock(sch);
-	st = q->st;
-	pfb_consumer_unlock(sch);
-	gnet_stats_add_queue(&qs, sch->cpu_qstats, &sch->qstats);
+	pfb_read_stats(&q->st, &s);
 
 	xstats = nla_nest_start_noflag(d->skb, TCA_STATS_APP);
 	if (!xstats)
 		return -1;
-	if (pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_BATCHES, st.batches) ||
+	if (pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_BATCHES, s.reached[0]) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_BATCH_PKTS,
-			st.batch_pkts) ||
+			s.batch_pkts) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_BATCH_BYTES,
-			st.batch_bytes))
+			s.batch_bytes))
 		goto nla_put_failure;
 
 	hist = nla_nest_start_noflag(d->skb, TCA_PFIFO_BULK_XSTATS_HIST);
 	if (!hist)
 		goto nla_put_failure;
-	for (i = 0; i < TC_PFIFO_BULK_HIST_BUCKETS; i++)
-		if (pfb_put_u64(d->skb, i + 1, st.hist[i]))
+	for (i = 0; i < PFB_HIST_BUCKETS; i++) {
+		u64 next = i + 1 < PFB_HIST_BUCKETS ? s.reached[i + 1] : 0;
+		u64 n = s.reached[i] > next ? s.reached[i] - next : 0;
+
+		if (pfb_put_u64(d->skb, TCA_PFIFO_BULK_HIST_1 + i, n))
 			goto nla_put_failure;
+	}
 	nla_nest_end(d->skb, hist);
 
 	if (pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_END_BYTES,
-			st.end[PFB_END_BYTES]) ||
+			s.end[PFB_END_BYTES]) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_END_PKTS,
-			st.end[PFB_END_PKTS]) ||
+			s.end[PFB_END_PKTS]) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_END_BUDGET,
-			st.end[PFB_END_BUDGET]) ||
+			s.end[PFB_END_BUDGET]) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_END_EMPTY,
-			st.end[PFB_END_EMPTY]) ||
-	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RESCHEDULES,
-			st.resched) ||
-	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_DROPS, qs.drops) ||
-	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_REQUEUES, qs.requeues))
+			s.end[PFB_END_EMPTY]) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RESCHEDULES, s.resched))
 		goto nla_put_failure;
 	return nla_nest_end(d->skb, xstats);
 

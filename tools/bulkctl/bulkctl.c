@@ -535,8 +535,8 @@ struct qinfo {
 	struct gnet_stats_queue queue;
 	bool has_x[TCA_PFIFO_BULK_XSTATS_MAX + 1];
 	uint64_t x[TCA_PFIFO_BULK_XSTATS_MAX + 1];
-	bool has_hist, has_bucket[TC_PFIFO_BULK_HIST_BUCKETS];
-	uint64_t hist[TC_PFIFO_BULK_HIST_BUCKETS];
+	bool has_hist, has_bucket[TCA_PFIFO_BULK_HIST_MAX + 1];
+	uint64_t hist[TCA_PFIFO_BULK_HIST_MAX + 1];
 };
 
 struct attr_table {
@@ -591,14 +591,12 @@ static void parse_xstats(const struct nlattr *app, struct qinfo *q)
 		[TCA_PFIFO_BULK_XSTATS_END_BUDGET]	= MNL_TYPE_U64,
 		[TCA_PFIFO_BULK_XSTATS_END_EMPTY]	= MNL_TYPE_U64,
 		[TCA_PFIFO_BULK_XSTATS_RESCHEDULES]	= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_DROPS]		= MNL_TYPE_U64,
-		[TCA_PFIFO_BULK_XSTATS_REQUEUES]	= MNL_TYPE_U64,
 	};
-	static const enum mnl_attr_data_type htypes[TC_PFIFO_BULK_HIST_BUCKETS + 1] = {
-		[1 ... TC_PFIFO_BULK_HIST_BUCKETS] = MNL_TYPE_U64,
+	static const enum mnl_attr_data_type htypes[TCA_PFIFO_BULK_HIST_MAX + 1] = {
+		[TCA_PFIFO_BULK_HIST_1 ... TCA_PFIFO_BULK_HIST_MAX] = MNL_TYPE_U64,
 	};
 	const struct nlattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {};
-	const struct nlattr *hb[TC_PFIFO_BULK_HIST_BUCKETS + 1] = {};
+	const struct nlattr *hb[TCA_PFIFO_BULK_HIST_MAX + 1] = {};
 	int i;
 
 	parse_nest(app, tb, TCA_PFIFO_BULK_XSTATS_MAX, xtypes);
@@ -612,12 +610,12 @@ static void parse_xstats(const struct nlattr *app, struct qinfo *q)
 		return;
 	q->has_hist = true;
 	parse_nest(tb[TCA_PFIFO_BULK_XSTATS_HIST], hb,
-		   TC_PFIFO_BULK_HIST_BUCKETS, htypes);
-	for (i = 0; i < TC_PFIFO_BULK_HIST_BUCKETS; i++) {
-		if (!hb[i + 1])
+		   TCA_PFIFO_BULK_HIST_MAX, htypes);
+	for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++) {
+		if (!hb[i])
 			continue;
 		q->has_bucket[i] = true;
-		q->hist[i] = mnl_attr_get_u64(hb[i + 1]);
+		q->hist[i] = mnl_attr_get_u64(hb[i]);
 	}
 }
 
@@ -664,6 +662,7 @@ static bool parse_qdisc(const struct nlmsghdr *nlh, struct qinfo *q)
 		[TCA_PFIFO_BULK_BULK_PKTS] = MNL_TYPE_U32,
 		[TCA_PFIFO_BULK_MODE] = MNL_TYPE_U8,
 		[TCA_PFIFO_BULK_EFFECTIVE_MODE] = MNL_TYPE_U8,
+		[TCA_PFIFO_BULK_LOCKLESS] = MNL_TYPE_U8,
 	};
 	const struct nlattr *tb[TCA_MAX + 1] = {};
 	const struct nlattr *ob[TCA_PFIFO_BULK_MAX + 1] = {};
@@ -790,8 +789,7 @@ static const int xs_ends[] = {
 	TCA_PFIFO_BULK_XSTATS_END_BUDGET, TCA_PFIFO_BULK_XSTATS_END_EMPTY,
 };
 static const int xs_other[] = {
-	TCA_PFIFO_BULK_XSTATS_RESCHEDULES, TCA_PFIFO_BULK_XSTATS_DROPS,
-	TCA_PFIFO_BULK_XSTATS_REQUEUES,
+	TCA_PFIFO_BULK_XSTATS_RESCHEDULES,
 };
 
 /* JSON keys of the extended statistics, the same as the tc plugin's. */
@@ -804,8 +802,6 @@ static const char *const xs_keys[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {
 	[TCA_PFIFO_BULK_XSTATS_END_BUDGET]	= "end_budget",
 	[TCA_PFIFO_BULK_XSTATS_END_EMPTY]	= "end_empty",
 	[TCA_PFIFO_BULK_XSTATS_RESCHEDULES]	= "reschedules",
-	[TCA_PFIFO_BULK_XSTATS_DROPS]		= "bulk_drops",
-	[TCA_PFIFO_BULK_XSTATS_REQUEUES]	= "bulk_requeues",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -864,6 +860,10 @@ static void print_json(const struct qinfo *q, bool stats)
 	if (q->has_opt[TCA_PFIFO_BULK_EFFECTIVE_MODE])
 		json_string("effective_mode",
 			    mode_str(q->opt[TCA_PFIFO_BULK_EFFECTIVE_MODE], buf, sizeof(buf)));
+	if (q->has_opt[TCA_PFIFO_BULK_LOCKLESS]) {
+		json_key("lockless");
+		printf(q->opt[TCA_PFIFO_BULK_LOCKLESS] ? "true" : "false");
+	}
 	json_close('}');
 
 	if (stats) {
@@ -883,7 +883,7 @@ static void print_json(const struct qinfo *q, bool stats)
 			json_double("mean_batch", m);
 		if (q->has_hist) {
 			json_open("batch_hist", '{');
-			for (i = 0; i < TC_PFIFO_BULK_HIST_BUCKETS; i++)
+			for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++)
 				if (q->has_bucket[i])
 					json_u64(pfb_hist_keys[i], q->hist[i]);
 			json_close('}');
@@ -940,6 +940,8 @@ static void print_text(const struct qinfo *q, bool stats)
 	if (q->has_opt[TCA_PFIFO_BULK_EFFECTIVE_MODE])
 		printf(" effective_mode %s",
 		       mode_str(q->opt[TCA_PFIFO_BULK_EFFECTIVE_MODE], buf, sizeof(buf)));
+	if (q->has_opt[TCA_PFIFO_BULK_LOCKLESS])
+		printf(" %s", q->opt[TCA_PFIFO_BULK_LOCKLESS] ? "lockless" : "locked");
 	if (stats) {
 		if (q->has_basic || q->has_queue)
 			printf("\n");
@@ -957,7 +959,7 @@ static void print_text(const struct qinfo *q, bool stats)
 		text_counters(q, xs_totals, N(xs_totals));
 		if (mean_batch(q, &m))
 			printf(" mean_batch %.2f", m);
-		for (i = 0; i < TC_PFIFO_BULK_HIST_BUCKETS; i++) {
+		for (i = TCA_PFIFO_BULK_HIST_1; i <= TCA_PFIFO_BULK_HIST_MAX; i++) {
 			if (!q->has_bucket[i])
 				continue;
 			printf("%s %s:%llu", begun ? "" : "\n  batch_hist",

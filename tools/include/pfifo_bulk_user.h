@@ -25,15 +25,22 @@ static const char *const pfb_mode_names[] = {
 	[TC_PFIFO_BULK_MODE_AUTO]	= "auto",
 	[TC_PFIFO_BULK_MODE_BQL]	= "bql",
 	[TC_PFIFO_BULK_MODE_NOBQL]	= "nobql",
+	[TC_PFIFO_BULK_MODE_NONE]	= "none",	/* effective mode only */
 };
 
 /*
- * JSON keys of the batch histogram buckets, in bucket order (the buckets are
- * TC_PFIFO_BULK_HIST_*; attribute type = bucket + 1). They also label the
- * buckets in text output.
+ * JSON keys of the batch histogram buckets, indexed by their attribute
+ * (TCA_PFIFO_BULK_HIST_*). They also label the buckets in text output.
  */
-static const char *const pfb_hist_keys[TC_PFIFO_BULK_HIST_BUCKETS] = {
-	"1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+",
+static const char *const pfb_hist_keys[TCA_PFIFO_BULK_HIST_MAX + 1] = {
+	[TCA_PFIFO_BULK_HIST_1]		= "1",
+	[TCA_PFIFO_BULK_HIST_2]		= "2",
+	[TCA_PFIFO_BULK_HIST_3_4]	= "3-4",
+	[TCA_PFIFO_BULK_HIST_5_8]	= "5-8",
+	[TCA_PFIFO_BULK_HIST_9_16]	= "9-16",
+	[TCA_PFIFO_BULK_HIST_17_32]	= "17-32",
+	[TCA_PFIFO_BULK_HIST_33_64]	= "33-64",
+	[TCA_PFIFO_BULK_HIST_65_UP]	= "65+",
 };
 
 static inline const char *pfb_mode_name(unsigned int mode)
@@ -43,11 +50,12 @@ static inline const char *pfb_mode_name(unsigned int mode)
 	return pfb_mode_names[mode];
 }
 
+/* Only the modes one can ask for: auto, bql, nobql. */
 static inline int pfb_mode_parse(const char *s)
 {
 	unsigned int i;
 
-	for (i = 0; i <= TC_PFIFO_BULK_MODE_MAX; i++)
+	for (i = 0; i <= TC_PFIFO_BULK_MODE_NOBQL; i++)
 		if (strcmp(s, pfb_mode_names[i]) == 0)
 			return i;
 	return -1;

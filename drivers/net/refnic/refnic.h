@@ -6,11 +6,13 @@
 #ifndef _REFNIC_H
 #define _REFNIC_H
 
+#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
-#include <linux/pkt_sched_pfifo_bulk.h>
+#include <linux/workqueue.h>
 
 #define DRV_NAME		"refnic"
 
@@ -22,6 +24,13 @@
 #define REFNIC_TX_USECS_MAX	10000
 #define REFNIC_TX_FRAMES_MAX	REFNIC_RING_MAX
 #define REFNIC_SPEED_MAX	1000000	/* Mb/s */
+/* How far a late wire may back-date its frames to keep the line rate (see
+ * refnic_line_reserve()); beyond that, the lost time is lost.
+ */
+#define REFNIC_LINE_LAG_NS	(2 * NSEC_PER_MSEC)
+/* Emulated doorbell cost, ns: see the justification in refnic_main.c. */
+#define REFNIC_DOORBELL_NS_DEFAULT	1000
+#define REFNIC_DOORBELL_NS_MAX		100000
 
 /* Netlink: IFLA_INFO_DATA of a refnic link, the same layout as veth's. */
 enum {
@@ -32,11 +41,14 @@ enum {
 
 #define REFNIC_INFO_MAX		(__REFNIC_INFO_MAX - 1)
 
-/* Packets-per-doorbell histogram: the same buckets as pfifo_bulk's. */
-#define REFNIC_HIST_BUCKETS	TC_PFIFO_BULK_HIST_BUCKETS
+/* Packets-per-doorbell histogram, buckets 1, 2, 3-4, 5-8, 9-16, 17-32,
+ * 33-64 and 65+: the buckets of pfifo_bulk's batch histogram, so that the
+ * two can be compared bucket by bucket.
+ */
+#define REFNIC_HIST_BUCKETS	8
 
-/* Counters written by ndo_start_xmit (and ndo_tx_timeout), which the TX
- * queue's xmit lock serialises.
+/* Counters written by ndo_start_xmit (and ndo_tx_timeout, which runs with
+ * the queues frozen), which the TX queue's xmit lock serialises.
  */
 struct refnic_xmit_stats {
 	struct u64_stats_sync	syncp;
@@ -47,6 +59,8 @@ struct refnic_xmit_stats {
 	u64_stats_t		stops;
 	u64_stats_t		ring_full;
 	u64_stats_t		timeouts;
+	u64_stats_t		fault_busy;
+	u64_stats_t		fault_stop;
 	u64_stats_t		hist[REFNIC_HIST_BUCKETS];
 };
 
@@ -61,6 +75,12 @@ struct refnic_napi_stats {
 	u64_stats_t		tx_dropped;
 	u64_stats_t		rx_packets;
 	u64_stats_t		rx_bytes;
+};
+
+/* Written by the queue's wire, or by the down path once it is stopped. */
+struct refnic_wire_stats {
+	struct u64_stats_sync	syncp;
+	u64_stats_t		carrier_errors;
 };
 
 /* Written under the RX queue's lock by the peer's wire. */
@@ -83,8 +103,11 @@ struct refnic_desc {
  * clean <= wire <= tail <= prod:
  *	prod	next slot ndo_start_xmit fills (xmit lock)
  *	tail	doorbell: slots before it are visible to the wire (xmit lock)
- *	wire	next slot the wire sends; slots before it are done (wire timer)
+ *	wire	next slot the wire sends; slots before it are done (wire)
  *	clean	next slot the completion frees (NAPI)
+ * Each index is published with a store-release and read by the next stage
+ * with a load-acquire, once per batch: tail (xmit -> wire), wire (wire ->
+ * completion), clean (completion -> xmit, which reuses the freed slots).
  * The array has a power-of-two number of slots; at most @size are in use.
  */
 struct refnic_queue {
@@ -99,16 +122,24 @@ struct refnic_queue {
 	u32			wake_thresh;
 	u32			prod;
 	u32			tail;
+	u32			fault_busy_calls;	/* since the last injected busy */
+	u32			fault_stop_frames;	/* since the last injected stop */
 	struct refnic_xmit_stats xstats;
 
 	/* the wire: its timer callbacks never run concurrently */
 	struct hrtimer		wire_timer;
 	unsigned long		wire_flags;
 	u32			wire;
-	bool			wire_idle;
-	u64			wire_busy_until;	/* ns, CLOCK_MONOTONIC */
-	u32			unnotified;		/* sent, NAPI not yet told */
-	u64			first_unnotified;	/* ns */
+	bool			wire_idle;	/* ring drained: next frame starts now */
+	u64			frame_end;	/* ns: end of our frame on the line, 0: none */
+	struct refnic_wire_stats wstats;
+
+	/* the completion interrupt and its moderation (ethtool -C) */
+	spinlock_t		irq_lock;	/* wire vs coalescing timer */
+	struct hrtimer		irq_timer;
+	u32			irq_pending;	/* frames sent, not yet signalled */
+	u64			irq_first;	/* ns: the first of them was sent */
+	bool			irq_armed;
 
 	/* consumer side, NAPI */
 	u32			clean;
@@ -122,16 +153,28 @@ struct refnic_queue {
 
 #define REFNIC_WIRE_RUNNING	0	/* bit in wire_flags: timer armed or running */
 
+/* Fault injection (debugfs, refnic_debugfs.c); 0 = off. */
+struct refnic_fault {
+	u32			busy_every;	/* every Nth xmit returns NETDEV_TX_BUSY */
+	u32			stop_every;	/* stop the queue after every Nth frame */
+	u32			fail_ring_alloc; /* 1: every ring allocation fails */
+};
+
 struct refnic_priv {
+	struct net_device	*dev;
 	struct net_device __rcu	*peer;
 	struct refnic_queue	*queues;
 	unsigned int		nqueues;
-	bool			up;		/* datapath running */
+	bool			up;		/* datapath running (RTNL) */
 	bool			bql;		/* BQL accounting on */
 	u32			ring_size;
 	u32			line_rate_mbps;	/* 0: unlimited */
 	u32			tx_usecs;
 	u32			tx_frames;
+	atomic64_t		line_free;	/* ns: the port's line is free from then */
+	struct delayed_work	reset_work;	/* after a TX timeout */
+	struct refnic_fault	fault;
+	struct dentry		*debugfs;
 };
 
 extern unsigned int refnic_doorbell_ns;
@@ -139,12 +182,26 @@ extern unsigned int refnic_doorbell_ns;
 /* refnic_tx.c */
 int refnic_queues_init(struct net_device *dev);
 void refnic_queues_uninit(struct net_device *dev);
-int refnic_up(struct net_device *dev);
+struct refnic_desc **refnic_rings_alloc(struct net_device *dev,
+					unsigned int n, u32 size);
+void refnic_rings_free(struct refnic_desc **rings, unsigned int n);
+void refnic_rings_install(struct net_device *dev, struct refnic_desc **rings,
+			  unsigned int n, u32 size);
+void refnic_up(struct net_device *dev);
 void refnic_down(struct net_device *dev);
+int refnic_set_ring_size(struct net_device *dev, u32 size);
+int refnic_set_queues(struct net_device *dev, unsigned int tx,
+		      unsigned int rx);
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue);
 
 /* refnic_ethtool.c */
 extern const struct ethtool_ops refnic_ethtool_ops;
+
+/* refnic_debugfs.c */
+void refnic_debugfs_init(void);
+void refnic_debugfs_exit(void);
+void refnic_debugfs_add(struct net_device *dev);
+void refnic_debugfs_del(struct net_device *dev);
 
 #endif /* _REFNIC_H */

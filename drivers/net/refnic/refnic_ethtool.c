@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * refnic ethtool: driver info, ring size, completion coalescing, line rate
- * (link speed), the "bql" private flag and the counters. The names of the
- * counters are an interface: tests read them.
+ * refnic ethtool: driver info, ring size, channels, completion coalescing,
+ * line rate (link speed), the "bql" private flag and the counters. The names
+ * of the counters are an interface: tests read them.
  */
 
 #include <linux/ethtool.h>
@@ -23,6 +23,9 @@ enum {
 	REFNIC_S_TX_COMPLETIONS,
 	REFNIC_S_NAPI_POLLS,
 	REFNIC_S_TX_TIMEOUTS,
+	REFNIC_S_TX_FAULT_BUSY,
+	REFNIC_S_TX_FAULT_STOP,
+	REFNIC_S_TX_CARRIER_ERRORS,
 	REFNIC_S_HIST,
 	REFNIC_S_TXQ = REFNIC_S_HIST + REFNIC_HIST_BUCKETS,
 };
@@ -30,7 +33,8 @@ enum {
 static const char refnic_txq_names[REFNIC_S_HIST][ETH_GSTRING_LEN] = {
 	"tx_packets", "tx_bytes", "tx_doorbells", "tx_xmit_more",
 	"tx_stops", "tx_wakes", "tx_ring_full", "tx_completions",
-	"napi_polls", "tx_timeouts",
+	"napi_polls", "tx_timeouts", "tx_fault_busy", "tx_fault_stop",
+	"tx_carrier_errors",
 };
 
 static const char refnic_hist_names[REFNIC_HIST_BUCKETS][ETH_GSTRING_LEN] = {
@@ -129,6 +133,8 @@ static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
 		v[REFNIC_S_TX_STOPS] = u64_stats_read(&q->xstats.stops);
 		v[REFNIC_S_TX_RING_FULL] = u64_stats_read(&q->xstats.ring_full);
 		v[REFNIC_S_TX_TIMEOUTS] = u64_stats_read(&q->xstats.timeouts);
+		v[REFNIC_S_TX_FAULT_BUSY] = u64_stats_read(&q->xstats.fault_busy);
+		v[REFNIC_S_TX_FAULT_STOP] = u64_stats_read(&q->xstats.fault_stop);
 		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
 			v[REFNIC_S_HIST + j] = u64_stats_read(&q->xstats.hist[j]);
 	} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
@@ -138,6 +144,11 @@ static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
 		v[REFNIC_S_TX_COMPLETIONS] = u64_stats_read(&q->nstats.completions);
 		v[REFNIC_S_NAPI_POLLS] = u64_stats_read(&q->nstats.polls);
 	} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&q->wstats.syncp);
+		v[REFNIC_S_TX_CARRIER_ERRORS] =
+			u64_stats_read(&q->wstats.carrier_errors);
+	} while (u64_stats_fetch_retry(&q->wstats.syncp, start));
 }
 
 static void refnic_get_ethtool_stats(struct net_device *dev,
@@ -199,7 +210,6 @@ static int refnic_set_ringparam(struct net_device *dev,
 				struct netlink_ext_ack *extack)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
-	u32 old = priv->ring_size;
 	int err;
 
 	if (ring->rx_pending != REFNIC_RX_QLEN || ring->rx_mini_pending ||
@@ -212,24 +222,38 @@ static int refnic_set_ringparam(struct net_device *dev,
 		NL_SET_ERR_MSG_MOD(extack, "TX ring size must be 16..4096");
 		return -EINVAL;
 	}
-	if (ring->tx_pending == old)
+	if (ring->tx_pending == priv->ring_size)
 		return 0;
-
-	if (!netif_running(dev)) {
-		priv->ring_size = ring->tx_pending;
-		return 0;
-	}
 	/* A real NIC reallocates its rings with the datapath stopped. */
-	refnic_down(dev);
-	priv->ring_size = ring->tx_pending;
-	err = refnic_up(dev);
-	if (err) {
-		priv->ring_size = old;
-		if (refnic_up(dev))
-			netdev_err(dev, "cannot restart the datapath\n");
-		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the TX ring");
-	}
+	err = refnic_set_ring_size(dev, ring->tx_pending);
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the TX rings");
 	return err;
+}
+
+static void refnic_get_channels(struct net_device *dev,
+				struct ethtool_channels *ch)
+{
+	ch->max_rx = dev->num_rx_queues;
+	ch->max_tx = dev->num_tx_queues;
+	ch->rx_count = dev->real_num_rx_queues;
+	ch->tx_count = dev->real_num_tx_queues;
+}
+
+/* Separate RX and TX channels, as veth has; the maxima are the queue counts
+ * the device was created with (numtxqueues, numrxqueues).
+ */
+static int refnic_set_channels(struct net_device *dev,
+			       struct ethtool_channels *ch)
+{
+	if (ch->combined_count || ch->other_count || !ch->rx_count ||
+	    !ch->tx_count || ch->rx_count > dev->num_rx_queues ||
+	    ch->tx_count > dev->num_tx_queues)
+		return -EINVAL;
+	if (ch->rx_count == dev->real_num_rx_queues &&
+	    ch->tx_count == dev->real_num_tx_queues)
+		return 0;
+	return refnic_set_queues(dev, ch->tx_count, ch->rx_count);
 }
 
 static int refnic_get_coalesce(struct net_device *dev,
@@ -251,6 +275,11 @@ static int refnic_set_coalesce(struct net_device *dev,
 {
 	struct refnic_priv *priv = netdev_priv(dev);
 
+	/* The uapi: 0 disables either trigger; both 0 would never interrupt. */
+	if (!ec->tx_coalesce_usecs && !ec->tx_max_coalesced_frames) {
+		NL_SET_ERR_MSG_MOD(extack, "tx-usecs and tx-frames cannot both be 0");
+		return -EINVAL;
+	}
 	if (ec->tx_coalesce_usecs > REFNIC_TX_USECS_MAX) {
 		NL_SET_ERR_MSG_MOD(extack, "tx-usecs must be at most 10000");
 		return -EINVAL;
@@ -259,7 +288,7 @@ static int refnic_set_coalesce(struct net_device *dev,
 		NL_SET_ERR_MSG_MOD(extack, "tx-frames must be at most 4096");
 		return -EINVAL;
 	}
-	/* The wire reads them at its next run: no need to stop anything. */
+	/* The wire reads them when it next reports completions. */
 	WRITE_ONCE(priv->tx_usecs, ec->tx_coalesce_usecs);
 	WRITE_ONCE(priv->tx_frames, ec->tx_max_coalesced_frames);
 	return 0;
@@ -294,7 +323,7 @@ static int refnic_set_link_ksettings(struct net_device *dev,
 		speed = 0;
 	if (speed > REFNIC_SPEED_MAX)
 		return -EINVAL;
-	/* The wire reads it per frame. */
+	/* The wire reads it per frame; the port's queues share it. */
 	WRITE_ONCE(priv->line_rate_mbps, speed);
 	return 0;
 }
@@ -310,21 +339,17 @@ static int refnic_set_priv_flags(struct net_device *dev, u32 flags)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
 	bool bql = flags & BIT(REFNIC_PFLAG_BQL);
-	int err;
 
 	if (bql == priv->bql)
 		return 0;
-	if (!netif_running(dev)) {
-		priv->bql = bql;
-		return 0;
-	}
-	/* BQL state must start from zero: restart the datapath. */
+	/* BQL starts afresh: restart the datapath on the same rings, which
+	 * cannot fail (down and up do nothing while the link is down).
+	 */
 	refnic_down(dev);
 	priv->bql = bql;
-	err = refnic_up(dev);
-	if (err)
-		netdev_err(dev, "cannot restart the datapath\n");
-	return err;
+	if (netif_running(dev))
+		refnic_up(dev);
+	return 0;
 }
 
 const struct ethtool_ops refnic_ethtool_ops = {
@@ -337,6 +362,8 @@ const struct ethtool_ops refnic_ethtool_ops = {
 	.get_ethtool_stats	= refnic_get_ethtool_stats,
 	.get_ringparam		= refnic_get_ringparam,
 	.set_ringparam		= refnic_set_ringparam,
+	.get_channels		= refnic_get_channels,
+	.set_channels		= refnic_set_channels,
 	.get_coalesce		= refnic_get_coalesce,
 	.set_coalesce		= refnic_set_coalesce,
 	.get_link_ksettings	= refnic_get_link_ksettings,

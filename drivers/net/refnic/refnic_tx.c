@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * refnic datapath: the TX descriptor ring, the doorbell, the "wire" that
- * drains it, TX completion and RX through NAPI.
+ * drains it, the completion interrupt and its moderation, TX completion and
+ * RX through NAPI, and bring-up and tear-down.
  *
  * ndo_start_xmit posts a descriptor and rings the doorbell only at the end of
- * the stack's batch; the wire (one soft hrtimer per queue) sees only the
- * descriptors before the doorbell, sends them at the line rate, hands each
- * frame to the peer in pair mode, and raises the "completion interrupt"
- * (napi_schedule) as the coalescing settings say. The NAPI poll frees the
- * sent skbs, reports them to BQL and wakes the queue.
+ * the stack's batch; the wire of the queue (a soft hrtimer) sees only the
+ * descriptors before the doorbell and fetches them at once, whatever the
+ * interrupt moderation does. It puts them on the port's line, which its TX
+ * queues share at the line rate, hands each frame to the peer in pair mode,
+ * and reports it to the completion interrupt. That one (napi_schedule) fires
+ * as ethtool -C says, from the wire or from its own timer. The NAPI poll
+ * frees the sent skbs, reports them to BQL and wakes the queue.
  */
 
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 
 #include "refnic.h"
 
@@ -23,8 +26,17 @@ static u32 refnic_tx_free(const struct refnic_queue *q, u32 prod, u32 clean)
 {
 	u32 used = prod - clean;
 
-	/* A ring shrinks only while down, so used <= size; be safe anyway. */
+	/* A ring changes only while down, so used <= size; be safe anyway. */
 	return used < q->size ? q->size - used : 0;
+}
+
+/* Free slots, as ndo_start_xmit sees them. */
+static u32 refnic_xmit_room(const struct refnic_queue *q)
+{
+	/* acquire: pairs with the completion's release of clean, which has
+	 * read the slots it freed before we write them again
+	 */
+	return refnic_tx_free(q, q->prod, smp_load_acquire(&q->clean));
 }
 
 /* Time one frame occupies a wire of @mbps: Ethernet adds preamble and SFD
@@ -32,8 +44,6 @@ static u32 refnic_tx_free(const struct refnic_queue *q, u32 prod, u32 clean)
  */
 static u64 refnic_wire_ns(unsigned int len, u32 mbps)
 {
-	if (!mbps)
-		return 0;
 	return div_u64((u64)(max_t(unsigned int, len, ETH_ZLEN) + 24) * 8000,
 		       mbps);
 }
@@ -42,23 +52,24 @@ static unsigned int refnic_hist_bucket(u32 pkts)
 {
 	/* 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65+ */
 	if (pkts <= 1)
-		return TC_PFIFO_BULK_HIST_1;
-	return min_t(unsigned int, fls(pkts - 1), TC_PFIFO_BULK_HIST_65_UP);
+		return 0;
+	return min_t(unsigned int, fls(pkts - 1), REFNIC_HIST_BUCKETS - 1);
 }
 
 /* ---- BQL helpers ------------------------------------------------------- */
 
-/* Forget BQL state. With BQL off the device must look like a driver that
- * never had BQL: dql_avail() == 0, so that the core dequeues one packet per
- * batch. dql_reset() keeps adj_limit (only dql_completed() writes it), so a
- * device that ran with BQL before would keep the old budget; clear it.
+/* Start BQL afresh, on every down, up and ring or channel change. dql_reset()
+ * leaves adj_limit (limit + num_completed, written only by dql_completed()):
+ * the stale budget would let the core bulk past the fresh limit until the
+ * first completion. Start where a new device starts, adj_limit = limit (the
+ * minimum after a reset); with BQL off at 0, so that dql_avail() == 0 and the
+ * core dequeues one packet per batch, as for a driver without BQL.
  */
 static void refnic_bql_reset(struct netdev_queue *txq, bool bql)
 {
 	netdev_tx_reset_queue(txq);
 #ifdef CONFIG_BQL
-	if (!bql)
-		WRITE_ONCE(txq->dql.adj_limit, 0);
+	WRITE_ONCE(txq->dql.adj_limit, bql ? txq->dql.limit : 0);
 #endif
 }
 
@@ -76,7 +87,86 @@ static void refnic_txq_completed_mb(struct netdev_queue *txq, bool bql,
 		smp_mb(); /* pairs with smp_mb__after_atomic() in xmit's stop */
 }
 
+/* ---- the completion interrupt ------------------------------------------ */
+
+/*
+ * Interrupt moderation as ethtool's uapi defines it: an interrupt after
+ * tx-frames completions, or tx-usecs after the first of them, whichever comes
+ * first; 0 disables either. With tx-usecs 0 no timer runs and the interrupt
+ * also fires when the wire has sent everything it was given (the "TX queue
+ * empty" cause of e1000-class NICs), so that the last frames of a burst never
+ * wait for frames that will not come. Called by the wire with the frames it
+ * just sent; @empty: it sent all it was given.
+ */
+static void refnic_irq_raise(struct refnic_queue *q, u32 sent, u64 now,
+			     bool empty)
+{
+	struct refnic_priv *priv = netdev_priv(q->dev);
+	u64 usecs_ns = (u64)READ_ONCE(priv->tx_usecs) * NSEC_PER_USEC;
+	u32 frames = READ_ONCE(priv->tx_frames);
+	bool fire = false;
+	u64 arm = 0;
+
+	spin_lock(&q->irq_lock);
+	if (!q->irq_pending)
+		q->irq_first = now;
+	q->irq_pending += sent;
+	if ((frames && q->irq_pending >= frames) || (!usecs_ns && empty) ||
+	    (usecs_ns && now >= q->irq_first + usecs_ns)) {
+		q->irq_pending = 0;
+		fire = true;
+	} else if (usecs_ns && !q->irq_armed) {
+		/* An armed timer fires no later than this one would. */
+		q->irq_armed = true;
+		arm = q->irq_first + usecs_ns;
+	}
+	spin_unlock(&q->irq_lock);
+
+	if (arm)
+		hrtimer_start(&q->irq_timer, ns_to_ktime(arm),
+			      HRTIMER_MODE_ABS_SOFT);
+	if (fire)
+		napi_schedule(&q->napi);
+}
+
+static enum hrtimer_restart refnic_irq_timer(struct hrtimer *timer)
+{
+	struct refnic_queue *q = container_of(timer, struct refnic_queue,
+					      irq_timer);
+	bool fire;
+
+	spin_lock(&q->irq_lock);
+	q->irq_armed = false;
+	fire = q->irq_pending;
+	q->irq_pending = 0;
+	spin_unlock(&q->irq_lock);
+
+	if (fire)
+		napi_schedule(&q->napi);
+	return HRTIMER_NORESTART;
+}
+
 /* ---- the wire ---------------------------------------------------------- */
+
+/*
+ * The port has one line, shared by its TX queues at the line rate: each
+ * queue puts its next frame on it when the line is free, first come first
+ * served; as a queue has at most one frame on the line, backlogged queues
+ * take turns. A queue whose ring had drained starts no earlier than now. A
+ * backlogged one may back-date its frame by up to REFNIC_LINE_LAG_NS, to make
+ * up for a timer that ran late, and no more: over any interval the line
+ * carries at most line rate x (interval + lag). Returns the frame's end, ns.
+ */
+static u64 refnic_line_reserve(struct refnic_priv *priv, u64 earliest, u64 ns)
+{
+	s64 free = atomic64_read(&priv->line_free);
+	u64 start;
+
+	do {
+		start = max_t(u64, free, earliest);
+	} while (!atomic64_try_cmpxchg(&priv->line_free, &free, start + ns));
+	return start + ns;
+}
 
 /* Start the wire if it sleeps. Callers have just moved the doorbell. */
 static void refnic_wire_kick(struct refnic_queue *q)
@@ -92,19 +182,64 @@ static void refnic_wire_kick(struct refnic_queue *q)
 	hrtimer_start(&q->wire_timer, 0, HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Pair mode: put a copy of the sent frame on the peer's RX queue. The skb
- * itself stays on our ring until its completion frees it, as the DMA'd
- * buffer of a real NIC does; the clone is cheap and owns no socket memory.
- */
-static bool refnic_wire_deliver(struct refnic_queue *q, struct sk_buff *skb,
-				struct net_device *peer, struct refnic_queue *pq)
+/* Where one run of the wire sends its frames. */
+struct refnic_wire_ctx {
+	struct net_device	*peer;		/* NULL: stand-alone */
+	struct refnic_queue	*pq;		/* peer's RX queue; NULL: peer down */
+	bool			delivered;
+	u32			lost;		/* pair, peer down: no one listens */
+};
+
+static void refnic_wire_ctx_init(struct refnic_queue *q,
+				 struct refnic_wire_ctx *c)
 {
-	struct sk_buff *nskb = skb_clone(skb, GFP_ATOMIC);
+	struct refnic_priv *priv = netdev_priv(q->dev);
+	struct refnic_priv *ppriv;
+
+	c->peer = rcu_dereference(priv->peer);
+	c->pq = NULL;
+	c->delivered = false;
+	c->lost = 0;
+	if (!c->peer || !netif_running(c->peer))
+		return;
+	ppriv = netdev_priv(c->peer);
+	c->pq = &ppriv->queues[q->index %
+			       READ_ONCE(c->peer->real_num_rx_queues)];
+}
+
+/* A frame the wire sent. Stand-alone, the wire consumes it. In a pair, a
+ * copy lands on the peer's RX queue (the skb itself stays on our ring until
+ * its completion frees it, as the DMA'd buffer of a real NIC does), or the
+ * peer drops and counts it: RX queue full, its datapath down, or too long
+ * for its MTU. A peer that is down has no carrier: the frame is lost on the
+ * link, counted as a carrier error. A copy, not a clone: a clone shares the
+ * skb_shared_info of the frame still on our ring, and the receiving stack
+ * writes to it (GRO moves frags and chains frag_list there), which freed a
+ * frame still on the ring when another completed (KASAN, 6.12).
+ */
+static void refnic_wire_send(struct refnic_wire_ctx *c, struct sk_buff *skb)
+{
+	struct refnic_queue *pq = c->pq;
+	struct sk_buff *nskb;
 	bool queued = false;
 
+	if (!pq) {
+		if (c->peer)
+			c->lost++;
+		return;
+	}
+	nskb = skb_copy(skb, GFP_ATOMIC);
 	if (nskb) {
-		skb_scrub_packet(nskb, !net_eq(dev_net(q->dev), dev_net(peer)));
-		nskb->dev = peer;
+		/* A NIC receives bits: none of the sender's skb state. */
+		skb_scrub_packet(nskb, true);
+		skb_clear_hash(nskb);
+		nskb->priority = 0;
+		nskb->ip_summed = CHECKSUM_NONE;
+		nskb->dev = c->peer;
+		if (!is_skb_forwardable(c->peer, nskb)) {
+			kfree_skb(nskb);
+			nskb = NULL;
+		}
 	}
 	spin_lock(&pq->rxq.lock);
 	if (nskb && pq->rx_enabled &&
@@ -117,23 +252,24 @@ static bool refnic_wire_deliver(struct refnic_queue *q, struct sk_buff *skb,
 		u64_stats_update_end(&pq->rstats.syncp);
 	}
 	spin_unlock(&pq->rxq.lock);
-	if (nskb && !queued)
+	if (queued)
+		c->delivered = true;
+	else
 		kfree_skb(nskb);
-	return queued;
 }
 
-static struct refnic_queue *refnic_peer_rxq(struct refnic_queue *q,
-					    struct net_device **peerp)
+/* The peer's RX interrupt, and our count of frames lost on the link. */
+static void refnic_wire_ctx_done(struct refnic_queue *q,
+				 struct refnic_wire_ctx *c)
 {
-	struct refnic_priv *priv = netdev_priv(q->dev);
-	struct net_device *peer = rcu_dereference(priv->peer);
-	struct refnic_priv *ppriv;
-
-	*peerp = peer;
-	if (!peer || !netif_running(peer))
-		return NULL;
-	ppriv = netdev_priv(peer);
-	return &ppriv->queues[q->index % peer->real_num_rx_queues];
+	/* The peer outlives the caller's RCU section. */
+	if (c->delivered)
+		napi_schedule(&c->pq->napi);
+	if (c->lost) {
+		u64_stats_update_begin(&q->wstats.syncp);
+		u64_stats_add(&q->wstats.carrier_errors, c->lost);
+		u64_stats_update_end(&q->wstats.syncp);
+	}
 }
 
 static enum hrtimer_restart refnic_wire_run(struct hrtimer *timer)
@@ -142,88 +278,97 @@ static enum hrtimer_restart refnic_wire_run(struct hrtimer *timer)
 					      wire_timer);
 	struct refnic_priv *priv = netdev_priv(q->dev);
 	u32 mbps = READ_ONCE(priv->line_rate_mbps);
-	u64 usecs_ns = (u64)READ_ONCE(priv->tx_usecs) * NSEC_PER_USEC;
-	u32 frames = READ_ONCE(priv->tx_frames);
-	struct refnic_queue *pq;
-	struct net_device *peer;
+	struct refnic_wire_ctx c;
 	u64 now = ktime_get_ns();
 	u64 next = U64_MAX;
-	bool delivered = false;
-	u32 tail, sent = 0;
+	u32 wire = q->wire, tail, sent = 0;
 
 	rcu_read_lock();
-	pq = refnic_peer_rxq(q, &peer);
-
-	if (q->wire_idle) {
-		/* An idle wire starts sending now, not when it went idle. */
-		q->wire_busy_until = max(q->wire_busy_until, now);
-		q->wire_idle = false;
-	}
+	refnic_wire_ctx_init(q, &c);
 
 	/* Descriptors are written before the doorbell moves the tail: the
 	 * acquire pairs with the release in refnic_doorbell().
 	 */
 	tail = smp_load_acquire(&q->tail);
-	while (q->wire != tail) {
-		struct refnic_desc *d = &q->ring[q->wire & q->mask];
-		u64 ns = refnic_wire_ns(d->len, mbps);
+	while (wire != tail) {
+		struct refnic_desc *d = &q->ring[wire & q->mask];
 
-		if (q->wire_busy_until + ns > now) {
-			next = q->wire_busy_until + ns;
-			break;
-		}
 		if (sent == REFNIC_WIRE_BUDGET) {
 			next = now;
 			break;
 		}
-		q->wire_busy_until += ns;
-		if (pq && refnic_wire_deliver(q, d->skb, peer, pq))
-			delivered = true;
-		q->wire++;
+		if (mbps) {
+			if (!q->frame_end) {
+				u64 ns = refnic_wire_ns(d->len, mbps);
+				u64 from = q->wire_idle ? now :
+					   now - REFNIC_LINE_LAG_NS;
+
+				q->frame_end = refnic_line_reserve(priv, from, ns);
+				q->wire_idle = false;
+			}
+			if (q->frame_end > now) {
+				next = q->frame_end;
+				break;
+			}
+			q->frame_end = 0;
+		}
+		refnic_wire_send(&c, d->skb);
+		wire++;
 		sent++;
 	}
-	/* The peer's RX interrupt; the peer outlives this RCU section. */
-	if (delivered)
-		napi_schedule(&pq->napi);
+	refnic_wire_ctx_done(q, &c);
 	rcu_read_unlock();
 
-	if (sent) {
-		/* Sent slots become visible to the completion. */
-		smp_store_release(&q->wire, q->wire);
-		if (!q->unnotified)
-			q->first_unnotified = now;
-		q->unnotified += sent;
+	/* A drained ring (or an unlimited line) leaves the line idle. */
+	if (wire == tail || !mbps) {
+		q->wire_idle = true;
+		q->frame_end = 0;
 	}
-
-	/* Completion coalescing: interrupt after tx-frames completions or
-	 * tx-usecs after the first one, whichever comes first.
-	 */
-	if (q->unnotified) {
-		if (q->unnotified >= frames ||
-		    now >= q->first_unnotified + usecs_ns) {
-			q->unnotified = 0;
-			napi_schedule(&q->napi);
-		} else {
-			next = min(next, q->first_unnotified + usecs_ns);
-		}
+	if (sent) {
+		/* Once per run: the sent slots become visible to the
+		 * completion, which reads them after its acquire of q->wire.
+		 */
+		smp_store_release(&q->wire, wire);
+		refnic_irq_raise(q, sent, now, wire == tail);
 	}
 
 	if (next == U64_MAX) {
-		/* Nothing to send or to notify: go idle, then look again for
-		 * a doorbell that raced with us (see refnic_wire_kick()).
+		/* Nothing to send: go idle, then look again for a doorbell
+		 * that raced with us (see refnic_wire_kick()).
 		 */
-		q->wire_idle = true;
 		clear_bit(REFNIC_WIRE_RUNNING, &q->wire_flags);
 		/* flag clear before tail read; pairs with smp_mb() in kick */
 		smp_mb__after_atomic();
 		/* acquire: the descriptors before a new tail are readable */
-		if (smp_load_acquire(&q->tail) == q->wire ||
+		if (smp_load_acquire(&q->tail) == wire ||
 		    test_and_set_bit(REFNIC_WIRE_RUNNING, &q->wire_flags))
 			return HRTIMER_NORESTART;
 		next = now;
 	}
 	hrtimer_set_expires(timer, ns_to_ktime(next));
 	return HRTIMER_RESTART;
+}
+
+/* Down, with the wire stopped: whatever xmit accepted goes out now, at once,
+ * as a NIC sends the frames it was given before its link goes down. A frame
+ * handed to the driver is sent, never dropped, by a reconfiguration.
+ */
+static void refnic_wire_flush(struct refnic_queue *q)
+{
+	struct refnic_wire_ctx c;
+	u32 wire;
+
+	local_bh_disable();	/* the peer's RX lock, its NAPI */
+	rcu_read_lock();
+	refnic_wire_ctx_init(q, &c);
+	for (wire = q->wire; wire != q->prod; wire++)
+		refnic_wire_send(&c, q->ring[wire & q->mask].skb);
+	refnic_wire_ctx_done(q, &c);
+	rcu_read_unlock();
+	local_bh_enable();
+	WRITE_ONCE(q->tail, wire);
+	/* NAPI, not yet disabled, may complete these already */
+	smp_store_release(&q->wire, wire);
 }
 
 /* ---- transmit ---------------------------------------------------------- */
@@ -238,7 +383,7 @@ static void refnic_doorbell(struct refnic_queue *q)
 	 */
 	smp_store_release(&q->tail, q->prod);
 	if (ns)
-		ndelay(ns);	/* what an MMIO write would cost */
+		ndelay(ns);	/* what the MMIO write would cost */
 
 	u64_stats_update_begin(&q->xstats.syncp);
 	u64_stats_inc(&q->xstats.doorbells);
@@ -246,6 +391,20 @@ static void refnic_doorbell(struct refnic_queue *q)
 	u64_stats_update_end(&q->xstats.syncp);
 
 	refnic_wire_kick(q);
+}
+
+/* A frame refused with NETDEV_TX_BUSY (ring full, or an injected fault):
+ * frames posted before it with xmit_more must not wait for a doorbell that
+ * the stack, which ends the batch here, will not ask for.
+ */
+static netdev_tx_t refnic_xmit_busy(struct refnic_queue *q, u64_stats_t *cnt)
+{
+	if (q->tail != q->prod)
+		refnic_doorbell(q);
+	u64_stats_update_begin(&q->xstats.syncp);
+	u64_stats_inc(cnt);
+	u64_stats_update_end(&q->xstats.syncp);
+	return NETDEV_TX_BUSY;
 }
 
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -256,21 +415,32 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct netdev_queue *txq = netdev_get_tx_queue(dev, qi);
 	bool more = netdev_xmit_more();
 	unsigned int len = skb->len;
-	bool stopped = false, ring_full = false;
+	bool stopped = false, ring_full = false, fault_stop = false;
+	u32 every;
 	bool ring;
 
-	if (unlikely(!refnic_tx_free(q, q->prod, READ_ONCE(q->clean)))) {
+	if (unlikely(!q->ring)) {
+		/* A queue beyond the channel count: only a sender that
+		 * picked it before the count shrank (pktgen) gets here.
+		 */
+		dev_core_stats_tx_dropped_inc(dev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+
+	every = READ_ONCE(priv->fault.busy_every);
+	if (unlikely(every) && ++q->fault_busy_calls >= every) {
+		q->fault_busy_calls = 0;
+		return refnic_xmit_busy(q, &q->xstats.fault_busy);
+	}
+
+	if (unlikely(!refnic_xmit_room(q))) {
 		/* Not reached while the stop below works: a driver that gets
-		 * here has a stop/wake bug. Make sure the wire drains, so that
-		 * a completion wakes us.
+		 * here has a stop/wake bug. The doorbell in refnic_xmit_busy()
+		 * makes sure the wire drains, so that a completion wakes us.
 		 */
 		netif_tx_stop_queue(txq);
-		if (q->tail != q->prod)
-			refnic_doorbell(q);
-		u64_stats_update_begin(&q->xstats.syncp);
-		u64_stats_inc(&q->xstats.ring_full);
-		u64_stats_update_end(&q->xstats.syncp);
-		return NETDEV_TX_BUSY;
+		return refnic_xmit_busy(q, &q->xstats.ring_full);
 	}
 
 	q->ring[q->prod & q->mask] = (struct refnic_desc){ skb, len };
@@ -281,7 +451,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	/* Stop before the ring overflows: when the next frame would not fit.
 	 * This is netif_txq_maybe_stop() of 6.3+ open-coded.
 	 */
-	if (unlikely(!refnic_tx_free(q, q->prod, READ_ONCE(q->clean)))) {
+	if (unlikely(!refnic_xmit_room(q))) {
 		netif_tx_stop_queue(txq);
 		/* The stop bit and prod must be visible before we read clean
 		 * again. Pairs with the barrier in refnic_tx_clean(): either
@@ -289,12 +459,23 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		 * see the slots it freed and restart the queue ourselves.
 		 */
 		smp_mb__after_atomic();
-		if (unlikely(refnic_tx_free(q, q->prod, READ_ONCE(q->clean)) >=
-			     q->wake_thresh)) {
+		if (unlikely(refnic_xmit_room(q) >= q->wake_thresh)) {
 			netif_tx_start_queue(txq);
 		} else {
 			stopped = true;
 			ring_full = true;
+		}
+	}
+
+	/* Injected: stop as if the ring were full. This frame's completion,
+	 * which comes after the doorbell below, sees the stop and wakes us.
+	 */
+	every = READ_ONCE(priv->fault.stop_every);
+	if (unlikely(every) && ++q->fault_stop_frames >= every) {
+		q->fault_stop_frames = 0;
+		if (!netif_tx_queue_stopped(txq)) {
+			netif_tx_stop_queue(txq);
+			fault_stop = true;
 		}
 	}
 
@@ -320,6 +501,8 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		u64_stats_inc(&q->xstats.stops);
 	if (ring_full)
 		u64_stats_inc(&q->xstats.ring_full);
+	if (fault_stop)
+		u64_stats_inc(&q->xstats.fault_stop);
 	u64_stats_update_end(&q->xstats.syncp);
 
 	if (ring)
@@ -327,8 +510,9 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	return NETDEV_TX_OK;
 }
 
-/* Called with every TX lock held. A stall here means a lost doorbell or a
- * lost wake-up: count it, and ring whatever is pending.
+/* Called by the watchdog with the TX queues frozen: a queue stopped for
+ * watchdog_timeo. As real drivers do, count it and reset the rings from
+ * process context (down and up: what was posted is sent, the queues wake).
  */
 void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
@@ -338,15 +522,27 @@ void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue)
 	u64_stats_update_begin(&q->xstats.syncp);
 	u64_stats_inc(&q->xstats.timeouts);
 	u64_stats_update_end(&q->xstats.syncp);
-	if (!READ_ONCE(priv->up))
-		return;		/* a restart failed: no ring to kick */
-	netdev_warn(dev, "TX queue %u timed out: prod %u tail %u wire %u clean %u\n",
+	netdev_warn(dev, "TX queue %u timed out: prod %u tail %u wire %u clean %u, resetting\n",
 		    txqueue, q->prod, q->tail, READ_ONCE(q->wire),
 		    READ_ONCE(q->clean));
-	if (q->tail != q->prod)
-		refnic_doorbell(q);
-	else
-		refnic_wire_kick(q);
+	schedule_delayed_work(&priv->reset_work, 0);
+}
+
+static void refnic_reset_work(struct work_struct *work)
+{
+	struct refnic_priv *priv = container_of(to_delayed_work(work),
+						struct refnic_priv, reset_work);
+
+	/* ndo_uninit cancels us with RTNL held: never wait for it. */
+	if (!rtnl_trylock()) {
+		schedule_delayed_work(&priv->reset_work, 1);
+		return;
+	}
+	if (netif_running(priv->dev)) {
+		refnic_down(priv->dev);
+		refnic_up(priv->dev);
+	}
+	rtnl_unlock();
 }
 
 /* ---- NAPI: TX completion and RX ---------------------------------------- */
@@ -368,18 +564,18 @@ static void refnic_tx_clean(struct refnic_queue *q, int budget)
 
 		bytes += d->len;
 		napi_consume_skb(d->skb, budget);
-		d->skb = NULL;
 		clean++;
 		pkts++;
 	}
 	if (!pkts)
 		return;
 
-	/* Free the slots, then (full barrier) test the stop bit. Pairs with
-	 * smp_mb__after_atomic() in refnic_start_xmit(). This is
-	 * netif_txq_completed_wake() of 6.3+ open-coded.
+	/* Free the slots (release: we are done reading them, pairs with the
+	 * acquire in refnic_start_xmit()), then (full barrier) test the stop
+	 * bit. Pairs with smp_mb__after_atomic() in refnic_start_xmit(). This
+	 * is netif_txq_completed_wake() of 6.3+ open-coded.
 	 */
-	WRITE_ONCE(q->clean, clean);
+	smp_store_release(&q->clean, clean);
 	was_stopped = netif_xmit_stopped(txq);
 	refnic_txq_completed_mb(txq, priv->bql, pkts, bytes);
 	if (netif_tx_queue_stopped(txq) && READ_ONCE(priv->up) &&
@@ -440,7 +636,7 @@ static int refnic_poll(struct napi_struct *napi, int budget)
 	u64_stats_update_end(&q->nstats.syncp);
 
 	/* TX completions are not charged to the budget, as in most drivers. */
-	if (q->index < q->dev->real_num_tx_queues && q->ring)
+	if (q->ring)
 		refnic_tx_clean(q, budget);
 	if (q->index < q->dev->real_num_rx_queues && budget)
 		done = refnic_rx(q, budget);
@@ -453,6 +649,68 @@ static int refnic_poll(struct napi_struct *napi, int budget)
 	return done;
 }
 
+/* ---- rings ------------------------------------------------------------- */
+
+/* Rings for @n TX queues of @size descriptors, allocated before the datapath
+ * stops, so that a reconfiguration that cannot get memory changes nothing.
+ * NULL when out of memory (or when the fault knob says so).
+ */
+struct refnic_desc **refnic_rings_alloc(struct net_device *dev,
+					unsigned int n, u32 size)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	u32 slots = roundup_pow_of_two(size);
+	struct refnic_desc **rings;
+	unsigned int i;
+
+	if (READ_ONCE(priv->fault.fail_ring_alloc))
+		return NULL;
+	rings = kcalloc(n, sizeof(*rings), GFP_KERNEL);
+	if (!rings)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		rings[i] = kvcalloc(slots, sizeof(*rings[i]), GFP_KERNEL);
+		if (!rings[i]) {
+			refnic_rings_free(rings, i);
+			return NULL;
+		}
+	}
+	return rings;
+}
+
+void refnic_rings_free(struct refnic_desc **rings, unsigned int n)
+{
+	unsigned int i;
+
+	if (!rings)
+		return;
+	for (i = 0; i < n; i++)
+		kvfree(rings[i]);
+	kfree(rings);
+}
+
+/* With the datapath down: the first @n queues take their ring from @rings
+ * (which this consumes), the others have none; the old rings are freed.
+ */
+void refnic_rings_install(struct net_device *dev, struct refnic_desc **rings,
+			  unsigned int n, u32 size)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	u32 slots = roundup_pow_of_two(size);
+	unsigned int i;
+
+	for (i = 0; i < priv->nqueues; i++) {
+		struct refnic_queue *q = &priv->queues[i];
+
+		kvfree(q->ring);
+		q->ring = rings && i < n ? rings[i] : NULL;
+		q->mask = slots - 1;
+		q->size = size;
+		q->wake_thresh = size / 4;
+	}
+	kfree(rings);
+}
+
 /* ---- bring-up and tear-down ------------------------------------------- */
 
 int refnic_queues_init(struct net_device *dev)
@@ -460,6 +718,8 @@ int refnic_queues_init(struct net_device *dev)
 	struct refnic_priv *priv = netdev_priv(dev);
 	unsigned int i;
 
+	priv->dev = dev;
+	INIT_DELAYED_WORK(&priv->reset_work, refnic_reset_work);
 	priv->nqueues = max(dev->num_tx_queues, dev->num_rx_queues);
 	priv->queues = kcalloc(priv->nqueues, sizeof(*priv->queues),
 			       GFP_KERNEL);
@@ -473,11 +733,16 @@ int refnic_queues_init(struct net_device *dev)
 		q->index = i;
 		u64_stats_init(&q->xstats.syncp);
 		u64_stats_init(&q->nstats.syncp);
+		u64_stats_init(&q->wstats.syncp);
 		u64_stats_init(&q->rstats.syncp);
 		skb_queue_head_init(&q->rxq);
+		spin_lock_init(&q->irq_lock);
 		hrtimer_init(&q->wire_timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
 		q->wire_timer.function = refnic_wire_run;
+		hrtimer_init(&q->irq_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_SOFT);
+		q->irq_timer.function = refnic_irq_timer;
 		netif_napi_add(dev, &q->napi, refnic_poll);
 	}
 	return 0;
@@ -488,6 +753,7 @@ void refnic_queues_uninit(struct net_device *dev)
 	struct refnic_priv *priv = netdev_priv(dev);
 	unsigned int i;
 
+	cancel_delayed_work_sync(&priv->reset_work);
 	for (i = 0; i < priv->nqueues; i++)
 		__netif_napi_del(&priv->queues[i].napi);
 	/* One grace period for all NAPI contexts, then free them. A stats
@@ -499,30 +765,37 @@ void refnic_queues_uninit(struct net_device *dev)
 	priv->queues = NULL;
 }
 
-int refnic_up(struct net_device *dev)
+/* Start the datapath on the rings installed for the real TX queues. Cannot
+ * fail; does nothing if it runs.
+ */
+void refnic_up(struct net_device *dev)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
-	u32 slots = roundup_pow_of_two(priv->ring_size);
 	unsigned int i;
 
-	for (i = 0; i < dev->real_num_tx_queues; i++) {
+	ASSERT_RTNL();
+	if (priv->up)
+		return;
+	for (i = 0; i < priv->nqueues; i++) {
 		struct refnic_queue *q = &priv->queues[i];
 
-		q->ring = kvcalloc(slots, sizeof(*q->ring), GFP_KERNEL);
-		if (!q->ring)
-			goto err;
-		q->mask = slots - 1;
-		q->size = priv->ring_size;
-		q->wake_thresh = q->size / 4;
 		q->prod = 0;
 		q->tail = 0;
 		q->wire = 0;
 		q->clean = 0;
-		q->unnotified = 0;
-		q->wire_idle = true;
+		q->fault_busy_calls = 0;
+		q->fault_stop_frames = 0;
 		q->wire_flags = 0;
-		refnic_bql_reset(netdev_get_tx_queue(dev, i), priv->bql);
+		q->wire_idle = true;
+		q->frame_end = 0;
+		q->irq_pending = 0;
+		q->irq_armed = false;
 	}
+	for (i = 0; i < dev->num_tx_queues; i++)
+		refnic_bql_reset(netdev_get_tx_queue(dev, i), priv->bql);
+	for (i = 0; i < priv->nqueues; i++)
+		napi_enable(&priv->queues[i].napi);
+	/* After napi_enable(): the poll of a frame queued from now on runs. */
 	for (i = 0; i < dev->real_num_rx_queues; i++) {
 		struct refnic_queue *q = &priv->queues[i];
 
@@ -530,72 +803,109 @@ int refnic_up(struct net_device *dev)
 		q->rx_enabled = true;
 		spin_unlock_bh(&q->rxq.lock);
 	}
-	for (i = 0; i < priv->nqueues; i++)
-		napi_enable(&priv->queues[i].napi);
 	WRITE_ONCE(priv->up, true);
 	netif_tx_wake_all_queues(dev);
-	return 0;
-
-err:
-	while (i--) {
-		kvfree(priv->queues[i].ring);
-		priv->queues[i].ring = NULL;
-	}
-	return -ENOMEM;
 }
 
-/* Quiesce in the order that leaves no one to race with: no completion can
- * wake the queue once @up is clear and NAPI is off; no xmit runs after
- * netif_tx_disable(), so no one kicks the wire once its timer is cancelled.
- * Then every skb still on a ring or an RX queue is freed.
+/* Quiesce in the order that leaves no one to race with: no frame arrives
+ * once RX is disabled; no completion wakes the queue once @up is clear; no
+ * xmit runs after netif_tx_disable(), so no one kicks the wire once its
+ * timer is cancelled; what the wire had not sent goes out (flush), then NAPI
+ * stops and every skb is freed. The rings stay. Does nothing if down.
  */
 void refnic_down(struct net_device *dev)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
 	unsigned int i;
 
+	ASSERT_RTNL();
+	if (!priv->up)
+		return;
 	WRITE_ONCE(priv->up, false);
-	for (i = 0; i < priv->nqueues; i++)
-		napi_disable(&priv->queues[i].napi);
-	netif_tx_disable(dev);
-
-	for (i = 0; i < dev->real_num_tx_queues; i++) {
-		struct refnic_queue *q = &priv->queues[i];
-		u32 sent = 0, dropped = 0;
-
-		hrtimer_cancel(&q->wire_timer);
-		if (!q->ring)
-			continue;
-		/* [clean, wire) went out on the wire: complete them;
-		 * [wire, prod) never did: drop them.
-		 */
-		for (; q->clean != q->prod; q->clean++) {
-			struct refnic_desc *d = &q->ring[q->clean & q->mask];
-
-			if (q->clean - q->wire < q->prod - q->wire)
-				dropped++;
-			else
-				sent++;
-			dev_kfree_skb_any(d->skb);
-		}
-		u64_stats_update_begin(&q->nstats.syncp);
-		u64_stats_add(&q->nstats.completions, sent);
-		u64_stats_add(&q->nstats.tx_dropped, dropped);
-		u64_stats_update_end(&q->nstats.syncp);
-		refnic_bql_reset(netdev_get_tx_queue(dev, i), priv->bql);
-		kvfree(q->ring);
-		q->ring = NULL;
-	}
 	for (i = 0; i < priv->nqueues; i++) {
 		struct refnic_queue *q = &priv->queues[i];
 
-		/* Whatever the peer's wire delivers from now on is dropped. */
+		/* What the peer delivers from now on is dropped, counted. */
 		spin_lock_bh(&q->rxq.lock);
 		q->rx_enabled = false;
+		spin_unlock_bh(&q->rxq.lock);
+	}
+	netif_tx_disable(dev);
+	for (i = 0; i < priv->nqueues; i++) {
+		struct refnic_queue *q = &priv->queues[i];
+
+		hrtimer_cancel(&q->wire_timer);
+		if (q->ring)
+			refnic_wire_flush(q);
+		hrtimer_cancel(&q->irq_timer);
+	}
+	for (i = 0; i < priv->nqueues; i++)
+		napi_disable(&priv->queues[i].napi);
+
+	for (i = 0; i < priv->nqueues; i++) {
+		struct refnic_queue *q = &priv->queues[i];
+		u32 n = 0;
+
+		/* Everything was sent: complete it. */
+		for (; q->ring && q->clean != q->wire; q->clean++, n++)
+			dev_consume_skb_any(q->ring[q->clean & q->mask].skb);
+		u64_stats_update_begin(&q->nstats.syncp);
+		u64_stats_add(&q->nstats.completions, n);
+		u64_stats_update_end(&q->nstats.syncp);
+
+		spin_lock_bh(&q->rxq.lock);
 		u64_stats_update_begin(&q->rstats.syncp);
 		u64_stats_add(&q->rstats.dropped, skb_queue_len(&q->rxq));
 		u64_stats_update_end(&q->rstats.syncp);
 		__skb_queue_purge(&q->rxq);
 		spin_unlock_bh(&q->rxq.lock);
 	}
+	for (i = 0; i < dev->num_tx_queues; i++)
+		refnic_bql_reset(netdev_get_tx_queue(dev, i), priv->bql);
+}
+
+/* ethtool -G: new rings first; without memory, nothing changes. */
+int refnic_set_ring_size(struct net_device *dev, u32 size)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	unsigned int n = dev->real_num_tx_queues;
+	struct refnic_desc **rings;
+
+	if (!netif_running(dev)) {
+		priv->ring_size = size;
+		return 0;
+	}
+	rings = refnic_rings_alloc(dev, n, size);
+	if (!rings)
+		return -ENOMEM;
+	refnic_down(dev);
+	refnic_rings_install(dev, rings, n, size);
+	priv->ring_size = size;
+	refnic_up(dev);
+	return 0;
+}
+
+/* ethtool -L: rings for the new TX queue count first; if the core cannot
+ * change the counts, the old rings and counts stay.
+ */
+int refnic_set_queues(struct net_device *dev, unsigned int tx,
+		      unsigned int rx)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	struct refnic_desc **rings;
+	int err;
+
+	if (!netif_running(dev))
+		return netif_set_real_num_queues(dev, tx, rx);
+	rings = refnic_rings_alloc(dev, tx, priv->ring_size);
+	if (!rings)
+		return -ENOMEM;
+	refnic_down(dev);
+	err = netif_set_real_num_queues(dev, tx, rx);
+	if (err)
+		refnic_rings_free(rings, tx);
+	else
+		refnic_rings_install(dev, rings, tx, priv->ring_size);
+	refnic_up(dev);
+	return err;
 }

@@ -3,10 +3,11 @@
  * pfifo_bulk: a packet FIFO that controls the size of the batch the core
  * hands to the driver (xmit_more), and reports every batch.
  *
- * TCA_OPTIONS is a nest of TCA_PFIFO_BULK_* attributes; a change message
- * carries only the attributes to change. The dump always carries all of them.
- * Extended statistics (TCA_STATS_APP) are a nest of TCA_PFIFO_BULK_XSTATS_*
- * attributes; readers skip types they do not know.
+ * TCA_OPTIONS is a nest (NLA_F_NESTED) of TCA_PFIFO_BULK_* attributes; a
+ * change message carries only the attributes to change. The dump always
+ * carries all of them, including the read-only ones. Extended statistics
+ * (TCA_STATS_APP) are a nest of TCA_PFIFO_BULK_XSTATS_* attributes; readers
+ * skip types they do not know. Drops and requeues are in TCA_STATS2.
  */
 #ifndef _UAPI_LINUX_PKT_SCHED_PFIFO_BULK_H
 #define _UAPI_LINUX_PKT_SCHED_PFIFO_BULK_H
@@ -18,6 +19,9 @@ enum tc_pfifo_bulk_mode {
 	TC_PFIFO_BULK_MODE_AUTO,	/* BQL when the driver does BQL, else NOBQL */
 	TC_PFIFO_BULK_MODE_BQL,		/* core's BQL-limited path, capped by us */
 	TC_PFIFO_BULK_MODE_NOBQL,	/* core's fixed path: up to 9 per batch */
+	TC_PFIFO_BULK_MODE_NONE,	/* effective mode only: a parent qdisc
+					 * dequeues us, no batch control
+					 */
 	__TC_PFIFO_BULK_MODE_MAX,
 };
 
@@ -28,29 +32,33 @@ enum {
 	TCA_PFIFO_BULK_LIMIT,		/* u32: queue limit, packets */
 	TCA_PFIFO_BULK_BULK_BYTES,	/* u32: byte cap per batch, 0 = none */
 	TCA_PFIFO_BULK_BULK_PKTS,	/* u32: packet cap per batch, 0 = none */
-	TCA_PFIFO_BULK_MODE,		/* u8: enum tc_pfifo_bulk_mode, requested */
-	TCA_PFIFO_BULK_EFFECTIVE_MODE,	/* u8: BQL or NOBQL in use (dump only);
-					 * AUTO: none, a parent dequeues us
+	TCA_PFIFO_BULK_MODE,		/* u8: requested mode, AUTO, BQL or NOBQL */
+	TCA_PFIFO_BULK_EFFECTIVE_MODE,	/* u8: BQL, NOBQL or NONE (dump only) */
+	TCA_PFIFO_BULK_LOCKLESS,	/* u8: 1 when enqueue takes no lock
+					 * (TCQ_F_NOLOCK), 0 when the kernel
+					 * runs the qdisc under its root lock
+					 * (dump only)
 					 */
 	__TCA_PFIFO_BULK_MAX,
 };
 
 #define TCA_PFIFO_BULK_MAX (__TCA_PFIFO_BULK_MAX - 1)
 
-/* Buckets of the packets-per-batch histogram; refnic uses the same buckets
- * for packets per doorbell.
- */
+/* TCA_PFIFO_BULK_XSTATS_HIST: u64 batch counts by packets per batch. */
 enum {
-	TC_PFIFO_BULK_HIST_1,
-	TC_PFIFO_BULK_HIST_2,
-	TC_PFIFO_BULK_HIST_3_4,
-	TC_PFIFO_BULK_HIST_5_8,
-	TC_PFIFO_BULK_HIST_9_16,
-	TC_PFIFO_BULK_HIST_17_32,
-	TC_PFIFO_BULK_HIST_33_64,
-	TC_PFIFO_BULK_HIST_65_UP,
-	TC_PFIFO_BULK_HIST_BUCKETS,
+	TCA_PFIFO_BULK_HIST_UNSPEC,
+	TCA_PFIFO_BULK_HIST_1,
+	TCA_PFIFO_BULK_HIST_2,
+	TCA_PFIFO_BULK_HIST_3_4,
+	TCA_PFIFO_BULK_HIST_5_8,
+	TCA_PFIFO_BULK_HIST_9_16,
+	TCA_PFIFO_BULK_HIST_17_32,
+	TCA_PFIFO_BULK_HIST_33_64,
+	TCA_PFIFO_BULK_HIST_65_UP,
+	__TCA_PFIFO_BULK_HIST_MAX,
 };
+
+#define TCA_PFIFO_BULK_HIST_MAX (__TCA_PFIFO_BULK_HIST_MAX - 1)
 
 enum {
 	TCA_PFIFO_BULK_XSTATS_UNSPEC,
@@ -58,14 +66,15 @@ enum {
 	TCA_PFIFO_BULK_XSTATS_BATCHES,		/* u64 */
 	TCA_PFIFO_BULK_XSTATS_BATCH_PKTS,	/* u64: packets in all batches */
 	TCA_PFIFO_BULK_XSTATS_BATCH_BYTES,	/* u64: bytes in all batches */
-	TCA_PFIFO_BULK_XSTATS_HIST,		/* nest: u64 per bucket, type = bucket + 1 */
+	TCA_PFIFO_BULK_XSTATS_HIST,		/* nest of TCA_PFIFO_BULK_HIST_* */
 	TCA_PFIFO_BULK_XSTATS_END_BYTES,	/* u64: batches ended by bulk_bytes */
 	TCA_PFIFO_BULK_XSTATS_END_PKTS,		/* u64: batches ended by bulk_pkts */
 	TCA_PFIFO_BULK_XSTATS_END_BUDGET,	/* u64: ended by BQL or the core's budget */
 	TCA_PFIFO_BULK_XSTATS_END_EMPTY,	/* u64: ended because the queue ran empty */
-	TCA_PFIFO_BULK_XSTATS_RESCHEDULES,	/* u64: self-reschedules after a cap */
-	TCA_PFIFO_BULK_XSTATS_DROPS,		/* u64: tail drops and limit trims */
-	TCA_PFIFO_BULK_XSTATS_REQUEUES,		/* u64: requeues seen (driver busy) */
+	TCA_PFIFO_BULK_XSTATS_RESCHEDULES,	/* u64: batches ended with packets
+						 * waiting, after which the qdisc
+						 * asked to run again
+						 */
 	__TCA_PFIFO_BULK_XSTATS_MAX,
 };
 

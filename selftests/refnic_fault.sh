@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# refnic's fault injection knobs (debugfs, per device) do what they say and
+# lose nothing. Over a pair at 10 Mb/s under pfifo and a pktgen queue_xmit
+# load: busy_every 3 refuses every third ndo_start_xmit with
+# NETDEV_TX_BUSY, counted in tx_fault_busy, and the core requeues each
+# refused frame (qdisc requeues); stop_every 4 stops the queue after every
+# fourth frame, counted in tx_fault_stop, and completions wake it (batches
+# are cut, the rest requeued). In both, every frame the qdisc sent reached
+# the driver exactly once, every frame the driver took reached the peer or
+# was counted as dropped, and BQL has nothing in flight once drained. Bad
+# values are refused and change nothing; the directory follows a rename.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_refnic.sh"
+require_root
+require_cmd ethtool tc jq
+modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
+defer refnic_pktgen_stop
+defer "echo reset > /proc/net/pktgen/pgctrl"
+load_module refnic
+
+a=rffa0
+b=rffb0
+ns=rffns
+n=1000
+check "pair" refnic_pair $a $b $ns
+busy=$(refnic_dbg $a busy_every)
+stop=$(refnic_dbg $a stop_every)
+[ -w "$busy" ] || { echo "SKIP: no $busy"; exit $ksft_skip; }
+check_eq "knobs default to 0" "$(cat "$busy") $(cat "$stop") $(cat "$(refnic_dbg $a fail_ring_alloc)")" "0 0 0"
+for v in 1 -1 abc 4294967296; do
+	check_fails "busy_every refuses $v" sh -c "echo $v > $busy"
+done
+check_fails "stop_every refuses 4294967296" sh -c "echo 4294967296 > $stop"
+check_eq "refused values changed nothing" "$(cat "$busy") $(cat "$stop")" "0 0"
+
+check "a device to rename" ip link add rff1 type refnic
+check "rename it" ip link set rff1 name rff2
+check "its knobs follow the name" test -w "$(refnic_dbg rff2 busy_every)"
+check_fails "no knobs under the old name" test -e "$(refnic_dbg rff1 busy_every)"
+check "delete it" ip link del rff2
+check_fails "its knobs are gone" test -e "$(refnic_dbg rff2 busy_every)"
+
+check "pfifo root on $a" tc qdisc replace dev $a root pfifo limit 100000
+check "line rate 10 Mb/s" ethtool -s $a speed 10
+bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
+
+# snap: the counters load compares, from one ethtool -S and one tc -s, in
+# the array S (qdisc sent, requeues, drops; driver tx_packets,
+# tx_fault_busy, tx_fault_stop, tx_wakes, tx_doorbells).
+declare -A S
+snap() {
+	local k v
+	while read -r k v; do
+		S[${k%:}]=$v
+	done < <(ethtool -S $a | grep -E '^ *(tx_packets|tx_fault_busy|tx_fault_stop|tx_wakes|tx_doorbells):')
+	read -r S[sent] S[requeues] S[drops] < <(tc -s -j qdisc show dev $a |
+		jq -r '.[] | select(.root == true) | "\(.packets) \(.requeues) \(.drops)"')
+}
+
+# load: pktgen sends $n frames per CPU from $a to $b; the deltas of the
+# counters in D (see snap).
+declare -A D
+load() {
+	local k i pid
+	declare -A S0
+
+	snap
+	for k in "${!S[@]}"; do
+		S0[$k]=${S[$k]}
+	done
+	refnic_pktgen $a queue_xmit $n 1 "$bmac" 10.77.0.2 &
+	pid=$!
+	# a lost wake-up stalls the queue: give up after a minute
+	for ((i = 0; i < 600; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 $pid 2>/dev/null && echo "# $1: pktgen still sending after 60 s: a stall"
+	refnic_pktgen_end $pid
+	refnic_quiesce $a
+	snap
+	for k in "${!S[@]}"; do
+		D[$k]=$((S[$k] - S0[$k]))
+	done
+	d_sent=${D[sent]} d_requeues=${D[requeues]} d_drops=${D[drops]}
+	d_tx=${D[tx_packets]} d_busy=${D[tx_fault_busy]} d_stop=${D[tx_fault_stop]}
+	d_wakes=${D[tx_wakes]}
+	echo "# $1: qdisc sent $d_sent (requeues $d_requeues, drops $d_drops)," \
+		"driver took $d_tx (doorbells ${D[tx_doorbells]}), faults busy $d_busy stop $d_stop, wakes $d_wakes"
+}
+
+# lossless WHAT: what every load must show.
+lossless() {
+	# (the stack may add a frame of its own, an IGMP report say)
+	check_cmp "$1: every frame offered was sent by the qdisc" $((d_sent + d_drops)) ">=" $(($(nproc) * n))
+	check_eq "$1: the driver took each frame the qdisc sent once" "$d_tx" "$d_sent"
+	check_eq "$1: every frame reached $b or was counted dropped" "$(refnic_wait_accounted $a $b $ns)" 0
+	check_eq "$1: BQL has nothing in flight" "$(refnic_inflight $a)" 0
+}
+
+check "busy_every 3" sh -c "echo 3 > $busy"
+load "busy_every 3"
+check_cmp "busy: faults counted" "$d_busy" ">" 0
+# calls = taken + refused, one in three refused: refused = taken / 2 (+-1)
+check_cmp "busy: one call in three refused (lower)" $((2 * d_busy)) ">=" $((d_tx - 2))
+check_cmp "busy: one call in three refused (upper)" $((2 * d_busy)) "<=" $((d_tx + 2))
+check_cmp "busy: the core requeued every refused frame" "$d_requeues" ">=" "$d_busy"
+check_eq "busy: no stop injected" "$d_stop" 0
+lossless "busy"
+
+check "busy_every 0, stop_every 4" sh -c "echo 0 > $busy && echo 4 > $stop"
+load "stop_every 4"
+check_cmp "stop: faults counted" "$d_stop" ">" 0
+check_cmp "stop: at most one in four frames" "$d_stop" "<=" $(((d_tx + 3) / 4))
+check_cmp "stop: completions woke the queue" "$d_wakes" ">" 0
+check_cmp "stop: batches were cut (requeues)" "$d_requeues" ">" 0
+check_eq "stop: no busy injected" "$d_busy" 0
+lossless "stop"
+
+check "stop_every 0" sh -c "echo 0 > $stop"
+load "off"
+check_eq "off: no fault" "$d_busy $d_stop" "0 0"
+lossless "off"
+check_eq "no timeouts" "$(ethtool_stat $a tx_timeouts)" 0
+pfb_exit

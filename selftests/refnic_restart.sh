@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A restart of refnic's datapath that cannot get memory changes nothing and
+# hangs nothing. With every TX ring allocation failing (the debugfs knob
+# fail_ring_alloc): ethtool -G and ethtool -L fail with ENOMEM and leave the
+# ring size, the channels and the datapath as they were; the BQL private
+# flag, which needs no new memory, changes; ip link set up fails and leaves
+# the link down. Traffic crosses the pair after each step, and link down, up
+# and delete complete. (A restart that failed used to leave the device up
+# with NAPI disabled: the next down looped for ever in napi_disable() under
+# RTNL.)
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_refnic.sh"
+require_root
+require_cmd ethtool busybox
+load_module refnic
+
+a=rfra0
+b=rfrb0
+ns=rfrns
+err=/tmp/refnic_restart.err
+defer "rm -f $err"
+exec 3>&1	# the checks' own output, which check_fails silences
+
+# bounded CMD...: run CMD, which takes RTNL, for at most 20 s; its status is
+# ours, its stderr in $err. Still running by then, it is stuck in the kernel
+# and cannot be killed: fail the test now, without the cleanups (they would
+# hang on RTNL too).
+bounded() {
+	local pid i
+
+	"$@" >/dev/null 2>"$err" 3>&- &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		kill -0 $pid 2>/dev/null || { wait $pid; return; }
+		sleep 0.1
+	done
+	pfb_checks=$((pfb_checks + 1))
+	echo "not ok $pfb_checks '$*' still running after 20 s: stuck under RTNL" >&3
+	trap - EXIT
+	exit 1
+}
+
+# enomem WHAT: the last bounded command failed for want of memory.
+enomem() {
+	check "$1 fails with ENOMEM" grep -qi "cannot allocate" "$err"
+}
+
+ping_across() {
+	busybox ping -c 2 -W 2 -i 0.2 10.77.0.2 >/dev/null
+}
+
+ring() {
+	ethtool -g $a | awk '/^TX:/ { v = $2 } END { print v }'
+}
+
+channels() {
+	ethtool -l $a | awk '/^Current/ { c = 1 } c && /^(RX|TX):/ { printf "%s%s ", $1, $2 }'
+}
+
+check "pair with 2+2 queues" refnic_pair $a $b $ns numtxqueues 2 numrxqueues 2
+fail=$(refnic_dbg $a fail_ring_alloc)
+[ -w "$fail" ] || { echo "SKIP: no $fail"; exit $ksft_skip; }
+check "ping across" ping_across
+check_fails "fail_ring_alloc refuses 2" sh -c "echo 2 > $fail"
+check_eq "fail_ring_alloc still 0" "$(cat "$fail")" 0
+ch0=$(channels)
+
+check "every ring allocation fails from now on" sh -c "echo 1 > $fail"
+check_fails "ethtool -G tx 512 refused" bounded ethtool -G $a tx 512
+enomem "ethtool -G"
+check_eq "ring size unchanged" "$(ring)" 256
+check "ping across after the failed -G" ping_across
+
+check_fails "ethtool -L tx 1 refused" bounded ethtool -L $a tx 1
+enomem "ethtool -L"
+check_eq "channels unchanged" "$(channels)" "$ch0"
+check "ping across after the failed -L" ping_across
+
+check "BQL off (no new memory needed)" bounded ethtool --set-priv-flags $a bql off
+check_eq "bql flag reads off" "$(ethtool --show-priv-flags $a | awk '/^bql/ { print $2 }')" off
+check "ping across with BQL off" ping_across
+
+check "link down" bounded ip link set $a down
+check_fails "link up refused" bounded ip link set $a up
+enomem "ip link set up"
+check_fails "link stays down" eval 'ip link show $a | grep -q "[<,]UP[,>]"'
+check "link down again (nothing to stop)" bounded ip link set $a down
+
+check "ring allocations work again" sh -c "echo 0 > $fail"
+check "link up" bounded ip link set $a up
+check "ping across after up" ping_across
+check_eq "ring size still 256" "$(ring)" 256
+check_eq "channels still the same" "$(channels)" "$ch0"
+check "ethtool -G tx 512 now works" bounded ethtool -G $a tx 512
+check_eq "ring size 512" "$(ring)" 512
+check "ping across after -G" ping_across
+check "$a drained" refnic_quiesce $a
+check_eq "every frame $a took accounted for" "$(refnic_wait_accounted $a $b $ns)" 0
+check_eq "every frame $b took accounted for" "$(refnic_wait_accounted $b $a "" $ns)" 0
+
+check "link down, then delete" bounded ip link set $a down
+check "delete the pair" bounded ip link del $a
+check_fails "peer gone" ip -n $ns link show $b
+pfb_exit
