@@ -102,7 +102,8 @@ boot() {
 	t0=$(date +%s)
 	PFB_VM_ROOT=$root PFB_VM_ACCEL=tcg PFB_VM_TCG_THREAD=$thread PFB_VM_OUT=$vmout \
 		tools/vm/run -k "$kver" -c 4 -m 3G -t "$secs" -- \
-		scripts/check-debug-guest.sh -d "$vmout/dmesg" "$@" \
+		scripts/check-debug-guest.sh -d "$vmout/dmesg" \
+		${PFB_KCSAN_WATCH:+-w "$PFB_KCSAN_WATCH"} "$@" \
 		2> "$vmout/stderr" | tee "$vmout/tap"
 	vmrc=${PIPESTATUS[0]}
 	sed 's/^/# vm: /' "$vmout/stderr" | grep -v 'kcsan, not ours' | tail -n 20
