@@ -27,8 +27,8 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-quick= quick_secs=0
+cd "$top" || exit 1
+quick='' quick_secs=0
 if [ "${1:-}" = "--quick" ]; then
 	quick=1
 	shift
