@@ -113,7 +113,8 @@ run() {
 	seen=$(dmesg | wc -l)
 	(cd "$top/selftests" && PFB_TOP=$top timeout -k 10 "$secs" "$@") 2>&1 | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 124 ] && echo "# TIMEOUT ${secs}s"
+	# 124: stopped by timeout; 137: killed 10 s later, TERM not enough
+	case $rc in 124 | 137) echo "# TIMEOUT ${secs}s" ;; esac
 	dmesg | tail -n +$((seen + 1)) > /tmp/pfb-dmesg.$$
 	if ! "$top/tools/vm/check-kernel-log" /tmp/pfb-dmesg.$$ > /tmp/pfb-reports.$$; then
 		sed 's/^/# kernel: /' /tmp/pfb-reports.$$
