@@ -9,6 +9,11 @@
 # make rev-modules [REV=<rev>]  the qdisc of another revision for every
 #                         installed kernel (the benchmark's pfb_locked)
 # make setup              install what all of the above needs (root)
+# make kernel-patch       the series adding both to linux-source-6.12, made
+#                         from this tree (.build/kernel-patch, KPATCH_OUT=)
+# make debug-kernel       KASAN and KCSAN guest kernels with the series
+#                         applied, cached (see scripts/debug-kernel.sh)
+# make check-debug [QUICK=1]  the selftests and the soak on both of them
 
 KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
 		sed 's|.*/linux-headers-||' | sort -V | tail -n1)
@@ -26,7 +31,8 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c \
 			include/uapi/linux/*.h))
 
 .PHONY: all modules plugin ip-plugin bulkctl setup check demo checkpatch \
-	install modules_install dkms_install clean clean-modules rev-modules
+	install modules_install dkms_install clean clean-modules rev-modules \
+	kernel-patch debug-kernel check-debug
 
 all: modules plugin ip-plugin bulkctl
 
@@ -72,6 +78,15 @@ rev-modules:
 
 check: setup
 	scripts/check.sh
+
+kernel-patch:
+	scripts/kernel-patch.sh $(if $(KPATCH_OUT),-o $(KPATCH_OUT))
+
+debug-kernel: setup
+	scripts/debug-kernel.sh
+
+check-debug: setup
+	scripts/check-debug.sh $(if $(QUICK),--quick)
 
 demo: setup
 	scripts/demo.sh

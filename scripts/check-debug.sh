@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-debug [QUICK=1]: the selftests on the debug kernels of "make
+# debug-kernel" (sch_pfifo_bulk and refnic in-tree, loaded by modprobe), in
+# tools/vm/run with 4 vCPUs on multi-threaded TCG, each test followed by a
+# kmemleak scan (scripts/check-debug-guest.sh), then the soak. Any KASAN,
+# lockdep, DEBUG_ATOMIC_SLEEP, kmemleak or other kernel report fails, and
+# so does a KCSAN report with a frame in our modules; KCSAN reports in the
+# core kernel are listed, not failures (tools/vm/check-kernel-log).
+#
+# Kprobes patch kernel text, which multi-threaded TCG does not survive:
+# the tests that use them (found by grep) run in a second boot on one
+# host thread, still with 4 vCPUs.
+#
+#   scripts/check-debug.sh [--quick] [FLAVOUR...]   (default: kasan kcsan)
+#
+# Full: every selftest, then soak.sh -t $PFB_DEBUG_SOAK_SECS (default 300:
+# a fault phase and an oversubscribed round of 300 s each, over 10 minutes).
+# --quick: smoke.sh and a 2-minute soak (soak.sh -t 60), whose
+# oversubscribed round is the concurrency and order test: more senders
+# than vCPUs on one lockless pfifo_bulk, numbered streams checked for
+# order, the backlog drained, every packet accounted for.
+#
+# Ends with one line per kernel (boot and suite time, results, reports)
+# and "N passed, N failed"; exits non-zero on any failure.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+quick='' quick_secs=0
+if [ "${1:-}" = "--quick" ]; then
+	quick=1
+	shift
+fi
+flavours=("$@")
+[ ${#flavours[@]} -gt 0 ] || flavours=(kasan kcsan)
+out=$top/.vm/check-debug
+mkdir -p "$out"
+
+# Skips that are expected on the debug kernels, with the reason (none).
+declare -A expected_skip=()
+
+# What patches kernel text: kprobes, and the helpers of lib_trace.sh that
+# refuse to run on multi-threaded TCG (lib.sh: forbid_text_patching). The
+# debug kernels have no jump labels, but the helpers cannot know that.
+text_patching='batch_trace_start|batch_events_start|lock_count_start|kprobe_events|forbid_text_patching'
+
+if [ -n "$quick" ]; then
+	mt_tests=(smoke.sh)
+	st_tests=()
+	soak=60
+	# CI's budget: 15 minutes for both kernels. A guest still running
+	# then is stopped, and the run fails as not finished.
+	quick_secs=${PFB_DEBUG_QUICK_SECS:-450}
+else
+	mt_tests=() st_tests=()
+	for t in $(make -s -C selftests --no-print-directory list_tests); do
+		[ "$t" = soak.sh ] && continue
+		if grep -qE "$text_patching" "selftests/$t"; then
+			st_tests+=("$t")
+		else
+			mt_tests+=("$t")
+		fi
+	done
+	soak=${PFB_DEBUG_SOAK_SECS:-300}
+fi
+
+total_pass=0 total_fail=0
+summary=()
+
+# The userspace the tests run: tc plugin, ip plugin, bulkctl, nl_fuzz and
+# pfb_load. The checkout's modules are not used (their vermagic is not the
+# debug kernels').
+if ! make -s plugin ip-plugin bulkctl > "$out/userspace.log" 2>&1 ||
+   ! make -s -C selftests >> "$out/userspace.log" 2>&1; then
+	echo "not ok - userspace build (log: $out/userspace.log)"
+	tail -n 20 "$out/userspace.log" | sed 's/^/# /'
+	exit 1
+fi
+
+# reports LOG: counts of each kind of report in a kernel log.
+reports() {
+	local log=$1 ours core
+	ours=$("$top/tools/vm/check-kernel-log" "$log" 2> "$log.kcsan-core" | grep -c 'BUG: KCSAN')
+	core=$(sort -u "$log.kcsan-core" | grep -c 'kcsan, not ours')
+	printf 'KASAN %d, lockdep %d, atomic-sleep %d, kmemleak %d, KCSAN ours %d (core %d listed), other %d' \
+		"$(grep -c 'BUG: KASAN' "$log")" \
+		"$(grep -cE 'WARNING: (possible|inconsistent lock|suspicious RCU|bad unlock|held lock)|INFO: possible' "$log")" \
+		"$(grep -cE 'BUG: (sleeping function|scheduling while atomic)' "$log")" \
+		"$(grep -cE 'new suspected memory leak|unreferenced object' "$log")" \
+		"$ours" "$core" \
+		"$("$top/tools/vm/check-kernel-log" "$log" 2>/dev/null | grep -vcE 'KASAN|KCSAN|kmemleak|unreferenced|WARNING: (possible|inconsistent lock|suspicious RCU|bad unlock|held lock)|sleeping function|scheduling while atomic')"
+}
+
+# boot FLAVOUR NAME THREADING TIMEOUT GUEST-ARGS...: one VM run of
+# check-debug-guest.sh; adds its results to the counts.
+boot() {
+	local f=$1 name=$2 thread=$3 secs=$4 vmout log line pass fail skip t0 vmrc s
+	shift 4
+	vmout=$out/$f-$name
+	rm -rf "$vmout"
+	mkdir -p "$vmout"
+	echo "# $f/$name: $kver, 4 vCPUs, TCG thread=$thread: $*"
+	t0=$(date +%s)
+	PFB_VM_ROOT=$root PFB_VM_ACCEL=tcg PFB_VM_TCG_THREAD=$thread PFB_VM_OUT=$vmout \
+		tools/vm/run -k "$kver" -c 4 -m 3G -t "$secs" -- \
+		scripts/check-debug-guest.sh -d "$vmout/dmesg" \
+		${PFB_KCSAN_WATCH:+-w "$PFB_KCSAN_WATCH"} "$@" \
+		2> "$vmout/stderr" | tee "$vmout/tap"
+	vmrc=${PIPESTATUS[0]}
+	sed 's/^/# vm: /' "$vmout/stderr" | grep -v 'kcsan, not ours' | tail -n 20
+	log=$(ls "$vmout"/kernel-*-*.log 2>/dev/null | tail -n1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$vmout/tap" | tail -n1)
+	# A guest that did not finish left only its console: take the copy.
+	if [ -n "$log" ] && [ -s "$vmout/dmesg" ] && [ -z "$line" ]; then
+		cp "$vmout/dmesg" "$log"
+	fi
+	read -r pass _ fail _ skip _ <<< "$line"
+	pass=${pass:-0} fail=${fail:-0} skip=${skip:-0}
+	for s in $(sed -n 's/^ok [0-9]* \(.*\) # SKIP$/\1/p' "$vmout/tap"); do
+		if [ -n "${expected_skip[$s]:-}" ]; then
+			echo "# $s skipped as expected: ${expected_skip[$s]}"
+			pass=$((pass + 1))
+		else
+			echo "not ok - $f: $s skipped, and no skip is expected on a debug kernel"
+			fail=$((fail + 1))
+		fi
+	done
+	if [ -z "$line" ]; then
+		echo "not ok - $f/$name did not finish (tools/vm/run exit $vmrc)"
+		fail=$((fail + 1))
+	elif [ "$vmrc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+		echo "not ok - $f/$name: the VM exited $vmrc (kernel log: $log)"
+		fail=$((fail + 1))
+	fi
+	cur_pass=$((cur_pass + pass)) cur_fail=$((cur_fail + fail))
+	wall=$(($(date +%s) - t0))
+	summary+=("$f/$name: $(sed -n 's/^# boot \(.*\)/boot \1/p' "$vmout/tap" | tail -n1), wall ${wall}s; $pass passed, $fail failed; ${log:+$(reports "$log")}")
+	if [ -n "$log" ] && [ -s "$log.kcsan-core" ]; then
+		sort "$log.kcsan-core" | uniq -c | sed 's/^/# /'
+	fi
+}
+
+for f in "${flavours[@]}"; do
+	cur_pass=0 cur_fail=0
+	echo "# === debug kernel $f"
+	if ! root=$(scripts/debug-kernel.sh --root "$f"); then
+		echo "not ok - $f: no debug kernel for this tree's series (make debug-kernel)"
+		total_fail=$((total_fail + 1))
+		summary+=("$f: not built")
+		continue
+	fi
+	kver=$(ls "$root"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||')
+	boot "$f" mt multi $((quick ? quick_secs : 5 * 3600)) -s "$soak" "${mt_tests[@]}"
+	if [ ${#st_tests[@]} -gt 0 ]; then
+		boot "$f" st single 3600 "${st_tests[@]}"
+	fi
+	total_pass=$((total_pass + cur_pass)) total_fail=$((total_fail + cur_fail))
+done
+
+echo "# ==="
+for s in "${summary[@]}"; do
+	echo "# $s"
+done
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,265 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make kernel-patch: a git format-patch series against linux-source-6.12
+# that adds sch_pfifo_bulk and refnic to the kernel tree, generated from the
+# files of this checkout (its working tree), never a second copy:
+#
+#   0001  net/sched: the qdisc, its uapi header, the Kconfig entry of
+#         net/sched/Kconfig here, the obj- line of net/sched/Kbuild here,
+#         Documentation/networking/pfifo_bulk.rst, its MAINTAINERS entry
+#   0002  drivers/net/refnic/ as it is here (Kconfig and Kbuild included),
+#         the source and obj- lines in drivers/net, refnic.rst, MAINTAINERS
+#
+# The series is deterministic: author and Signed-off-by are the first M: of
+# our MAINTAINERS, dates are those of the last commit that touched a file
+# of the series. Then it proves that the series applies (git apply --check
+# on the pristine files of the tarball) and that checkpatch.pl --strict
+# finds nothing.
+#
+#   scripts/kernel-patch.sh [-o DIR] [-n]
+#	-o DIR	output directory (default .build/kernel-patch)
+#	-n	no checks, only generate
+#
+# Writes DIR/0000-cover-letter.patch, DIR/0001-*.patch ..., DIR/series (the
+# patches in order), DIR/series.sha (12 hex digits of sha256 over the
+# patches: the debug kernels' cache key) and DIR/checkpatch.txt. Needs git,
+# tar, xz and checkpatch.pl from the setup step.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${PFB_SRCDIR:-/var/cache/pfifo-bulk}
+tarball=${PFB_KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+out=$top/.build/kernel-patch
+check=1
+
+while getopts "o:n" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	n) check= ;;
+	*) sed -n 's/^#   //p' "$0" >&2; exit 2 ;;
+	esac
+done
+
+log() { echo "kernel-patch: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+[ -r "$tarball" ] || die "no $tarball (make setup)"
+srcname=$(basename "$tarball" .tar.xz)
+
+# Files of the series, all relative to the top of this tree and of the
+# kernel's.
+qdisc_files=(include/uapi/linux/pkt_sched_pfifo_bulk.h net/sched/sch_pfifo_bulk.c
+	     Documentation/networking/pfifo_bulk.rst)
+# The refnic directory goes in whole, but not what a build leaves in it.
+refnic_files=(Documentation/networking/refnic.rst)
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	mapfile -t -O 1 refnic_files < <(git -C "$top" ls-files --cached --others \
+		--exclude-standard -- drivers/net/refnic | sort)
+else
+	for f in "$top"/drivers/net/refnic/{Kconfig,Kbuild,*.c,*.h}; do
+		refnic_files+=("${f#"$top"/}")
+	done
+fi
+refnic_files=($(printf '%s\n' "${refnic_files[@]}" | grep -v '\.mod\.c$'))
+# Kernel files the series edits (they must exist in the tarball).
+edited=(MAINTAINERS Documentation/networking/index.rst net/sched/Kconfig
+	net/sched/Makefile drivers/net/Kconfig drivers/net/Makefile)
+for f in "${qdisc_files[@]}" "${refnic_files[@]}" MAINTAINERS net/sched/Kconfig net/sched/Kbuild; do
+	[ -f "$top/$f" ] || die "missing $f in $top"
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+log "extracting ${edited[*]} from $tarball"
+mkdir -p "$work/pristine"
+tar -xJf "$tarball" -C "$work/pristine" --strip-components=1 \
+	"${edited[@]/#/$srcname/}" || die "$tarball lacks a file the series edits"
+
+# --- text helpers ---------------------------------------------------------
+# body FILE: FILE without its leading "#" comment block (SPDX line and
+# explanation) and the blank lines after it.
+body() {
+	awk 'hdr && /^#/ { next } hdr && /^$/ { next } { hdr = 0; print }' hdr=1 "$1"
+}
+
+# insert FILE before|after REGEX TEXTFILE: insert TEXTFILE's lines before or
+# after the first line of FILE matching REGEX (extended regex); fail if none.
+insert() {
+	local file=$1 where=$2 re=$3 text=$4
+	awk -v where="$where" -v re="$re" -v text="$text" '
+		function put(   l) { while ((getline l < text) > 0) print l; close(text) }
+		!done && $0 ~ re { if (where == "after") print; put(); done = 1
+				   if (where == "after") next }
+		{ print }
+		END { exit !done }' "$file" > "$file.new" ||
+		die "$file: no line matching '$re'"
+	mv "$file.new" "$file"
+}
+
+# insert_maintainers FILE ENTRYFILE: insert one MAINTAINERS entry (title,
+# then X: lines) before the first entry whose title sorts after its own, as
+# the file is sorted (ignoring case).
+insert_maintainers() {
+	local file=$1 entry=$2 title
+	title=$(head -n1 "$entry")
+	awk -v title="$title" -v text="$entry" '
+		function put(   l) { while ((getline l < text) > 0) print l; close(text); print "" }
+		# An entry title: after a blank line, followed by "X:\t".
+		{ line[NR] = $0 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				if (!done && started && line[i - 1] == "" &&
+				    line[i + 1] ~ /^[A-Z]:\t/ && toupper(line[i]) > toupper(title)) {
+					put(); done = 1
+				}
+				if (line[i] ~ /^Maintainers List/) started = 1
+				print line[i]
+			}
+			exit !done
+		}' "$file" > "$file.new" || die "$file: no place for '$title'"
+	mv "$file.new" "$file"
+}
+
+# maintainers_entry TITLE-REGEX: one entry of our MAINTAINERS, no blank line.
+maintainers_entry() {
+	body "$top/MAINTAINERS" | awk -v re="$1" '$0 ~ re { on = 1 } on && /^$/ { exit } on'
+}
+
+# --- identity and dates -----------------------------------------------------
+ident=$(body "$top/MAINTAINERS" | sed -n 's/^M:\t//p' | head -n1)
+[ -n "$ident" ] || die "no M: line in MAINTAINERS"
+date=
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	date=$(git -C "$top" log -1 --format=%aD -- "${qdisc_files[@]}" "${refnic_files[@]}" \
+		MAINTAINERS net/sched/Kconfig net/sched/Kbuild 2>/dev/null || true)
+fi
+date=${date:-"Thu, 1 Jan 2026 00:00:00 +0000"}
+export GIT_AUTHOR_NAME=${ident% <*} GIT_AUTHOR_EMAIL=${ident##*<}
+GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL%>}
+export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+export GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+
+tree=$work/tree
+mkdir -p "$tree"
+cp -a "$work/pristine/." "$tree/"
+git -C "$tree" init -q -b main
+git -C "$tree" add -A
+git -C "$tree" commit -q -m "$srcname"
+git -C "$tree" tag pristine
+
+copy_in() {
+	local f
+	for f in "$@"; do
+		mkdir -p "$tree/$(dirname "$f")"
+		cp "$top/$f" "$tree/$f"
+	done
+}
+
+commit() {
+	git -C "$tree" add -A
+	git -C "$tree" commit -q -s -F -
+}
+
+# --- 0001: the qdisc ------------------------------------------------------------
+log "generating the series from $top"
+copy_in "${qdisc_files[@]}"
+body "$top/net/sched/Kconfig" > "$work/kconfig"
+echo >> "$work/kconfig"
+insert "$tree/net/sched/Kconfig" before '^config NET_SCH_INGRESS$' "$work/kconfig"
+grep -E '^obj-\$\(CONFIG_NET_SCH_PFIFO_BULK\)' "$top/net/sched/Kbuild" > "$work/obj" ||
+	die "net/sched/Kbuild: no obj-\$(CONFIG_NET_SCH_PFIFO_BULK) line"
+insert "$tree/net/sched/Makefile" after '^obj-\$\(CONFIG_NET_SCH_FQ_PIE\)' "$work/obj"
+echo "   pfifo_bulk" > "$work/toc"
+insert "$tree/Documentation/networking/index.rst" before '^   phonet$' "$work/toc"
+maintainers_entry '^PFIFO_BULK ' > "$work/entry"
+insert_maintainers "$tree/MAINTAINERS" "$work/entry"
+commit <<'EOF'
+net/sched: sch_pfifo_bulk: add a FIFO that controls the transmit batch
+
+When a qdisc has a backlog, dequeue_skb() hands the driver several
+packets in a row, all but the last marked xmit_more, so that the driver
+rings its doorbell once per batch. How long a batch is depends on BQL
+and on the core's budgets, nobody can cap it, and nothing reports it.
+
+pfifo_bulk is a tail-drop FIFO, like pfifo, that caps a batch by bytes
+and packets, chooses between the core's BQL-limited and fixed bulk
+dequeue paths (mode auto, bql, nobql), and counts every batch: how many,
+a histogram of their sizes and why each one ended. It is lockless as a
+root qdisc or an mq child, like pfifo_fast: enqueue claims a slot with
+one cmpxchg and adds the packet to an llist; the CPU that holds the run
+lock takes the whole list at once.
+
+The netlink interface is include/uapi/linux/pkt_sched_pfifo_bulk.h;
+options are parsed strictly and a rejected change changes nothing.
+EOF
+
+# --- 0002: refnic --------------------------------------------------------------
+copy_in "${refnic_files[@]}"
+printf 'source "drivers/net/refnic/Kconfig"\n\n' > "$work/source"
+insert "$tree/drivers/net/Kconfig" before '^config VIRTIO_NET$' "$work/source"
+echo 'obj-$(CONFIG_REFNIC) += refnic/' > "$work/obj"
+insert "$tree/drivers/net/Makefile" after '^obj-\$\(CONFIG_VETH\) \+= veth\.o$' "$work/obj"
+echo "   refnic" > "$work/toc"
+insert "$tree/Documentation/networking/index.rst" before '^   regulatory$' "$work/toc"
+maintainers_entry '^REFNIC ' > "$work/entry"
+insert_maintainers "$tree/MAINTAINERS" "$work/entry"
+commit <<'EOF'
+net: refnic: add a reference virtual NIC for transmit batching
+
+A virtual Ethernet device with the transmit path of a real NIC, to
+measure and test what xmit_more and BQL save: a descriptor ring per TX
+queue, BQL accounting, a doorbell rung only at the end of a batch with
+an emulated cost, a line rate kept by one hrtimer per queue, and TX
+completions through NAPI with ethtool coalescing. Devices are created
+stand-alone or in pairs across namespaces, like veth. ethtool -S counts
+doorbells and packets per doorbell per queue, in the buckets of the
+pfifo_bulk batch histogram.
+EOF
+
+# --- the series -----------------------------------------------------------------
+rm -rf "$out"
+mkdir -p "$out"
+git -C "$tree" format-patch -q --cover-letter --no-signature --subject-prefix="PATCH net-next" \
+	-o "$out" pristine..HEAD
+sed -i -e "s/\*\*\* SUBJECT HERE \*\*\*/add the pfifo_bulk qdisc and the refnic reference NIC/" \
+	-e "/\*\*\* BLURB HERE \*\*\*/{
+r /dev/stdin
+d
+}" "$out"/0000-cover-letter.patch <<EOF
+pfifo_bulk caps and reports the transmit batch the core hands a driver
+(xmit_more); refnic is a virtual NIC with a real NIC's transmit path that
+shows what a batch saves. Both are generated from the pfifo_bulk tree
+(make kernel-patch) against $srcname.
+EOF
+(cd "$out" && ls 0*.patch) > "$out/series"
+sum=$(cd "$out" && cat $(cat series) | sha256sum | cut -c1-12)
+echo "$sum" > "$out/series.sha"
+
+if [ -n "$check" ]; then
+	log "git apply --check on the pristine $srcname files"
+	(cd "$work/pristine" && git apply --check $(sed "s|^|$out/|" "$out/series" | grep -v cover-letter)) ||
+		die "the series does not apply to $srcname"
+
+	# checkpatch in tree mode needs a whole kernel tree: the debug
+	# kernels' source when it is there, otherwise --no-tree.
+	cp=$(ls "$cache"/linux-source-6.12/scripts/checkpatch.pl 2>/dev/null) ||
+		die "no checkpatch.pl under $cache/linux-source-6.12 (make setup)"
+	root=$(ls -d "$cache"/debug-kernel/src-* 2>/dev/null | sort -V | tail -n1 || true)
+	if [ -n "$root" ] && [ -f "$root/.pfb-unpacked" ]; then
+		mode=(--root="$root")
+	else
+		mode=(--no-tree)
+	fi
+	log "checkpatch.pl --strict ${mode[*]}"
+	(cd "$out" && GIT_DIR=/nonexistent perl "$cp" --strict "${mode[@]}" --show-types \
+		$(grep -v cover-letter series)) > "$out/checkpatch.txt" 2>&1 || true
+	if grep -qE '^(ERROR|WARNING|CHECK)' "$out/checkpatch.txt" ||
+	   ! grep -q '^total: 0 errors, 0 warnings, 0 checks' "$out/checkpatch.txt"; then
+		cat "$out/checkpatch.txt" >&2
+		die "checkpatch.pl --strict is not clean"
+	fi
+fi
+log "$out: $(grep -vc cover-letter "$out/series") patches, series $sum"
