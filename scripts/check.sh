@@ -22,19 +22,26 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 out=$top/.vm/check
 mkdir -p "$out"
+modules=/var/cache/pfifo-bulk/check-modules/$(printf %s "$top" | sha1sum | cut -c1-12)
+trap 'rm -rf "$modules"' EXIT
 
 newest() {
 	ls /boot/vmlinuz-"$1".*-amd64 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1
 }
 
 total_pass=0 total_fail=0 total_skip=0
-cur_pass=0 cur_fail=0 cur_skip=0
+declare -A kpass kfail kskip kran
+kcur=
 summary=()
 
 count() {
-	total_pass=$((total_pass + $1)) cur_pass=$((cur_pass + $1))
-	total_fail=$((total_fail + $2)) cur_fail=$((cur_fail + $2))
-	total_skip=$((total_skip + ${3:-0})) cur_skip=$((cur_skip + ${3:-0}))
+	total_pass=$((total_pass + $1))
+	total_fail=$((total_fail + $2))
+	total_skip=$((total_skip + ${3:-0}))
+	[ -n "$kcur" ] || return 0
+	kpass[$kcur]=$((${kpass[$kcur]:-0} + $1))
+	kfail[$kcur]=$((${kfail[$kcur]:-0} + $2))
+	kskip[$kcur]=$((${kskip[$kcur]:-0} + ${3:-0}))
 }
 
 # fail_line MESSAGE: a failure of its own.
@@ -43,7 +50,7 @@ fail_line() {
 	count 0 1
 }
 
-# step NAME CMD...: a host-side step counted as one test.
+# step NAME CMD...: a host-side step counted as one test; returns its status.
 step() {
 	local name=$1
 	shift
@@ -54,15 +61,22 @@ step() {
 		echo "not ok - $name (log: $out/$name.log)"
 		sed 's/^/# /' "$out/$name.log" | tail -n 30
 		count 0 1
+		return 1
 	fi
 }
 
-# build_clean KVER: W=1 and sparse must print no warning at all.
+# build_clean KVER: W=1 and sparse must print no warning at all; the modules
+# are then kept in $modules/KVER, since building for the next kernel cleans
+# the checkout (kbuild's clean deletes every .ko under M=, so they are kept
+# outside it, where the guest still sees them).
 build_clean() {
 	make -s clean-modules KVER="$1" >/dev/null 2>&1
 	make modules KVER="$1" W=1 C=1 2>&1 | tee "$out/build-$1.raw" >/dev/null
 	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
-	! grep -iE 'warning|error:' "$out/build-$1.raw" | grep -v 'Skipping BTF generation'
+	! grep -iE 'warning|error:' "$out/build-$1.raw" | grep -v 'Skipping BTF generation' || return 1
+	rm -rf "${modules:?}/$1"
+	mkdir -p "$modules/$1"
+	cp net/sched/sch_pfifo_bulk.ko drivers/net/refnic/refnic.ko "$modules/$1/"
 }
 
 # The kernels: both series must be there, unless PFB_KERNELS names them.
@@ -101,19 +115,33 @@ else
 	tests_multi=$parallel
 fi
 
-# vm_suite KVER THREAD CPUS TEST...: run_tests.sh in a VM on KVER with TCG
-# threading THREAD and CPUS vCPUs; counts what it reports (and adds the
-# tests that ran, not skipped, to $ran), and a failure when it did not
-# report on every test.
-vm_suite() {
-	local k=$1 thread=$2 cpus=$3 log vmrc line pass fail skip
+# vm_start KVER THREAD CPUS TEST...: run_tests.sh in a VM on KVER with TCG
+# threading THREAD and CPUS vCPUs, in the background, with the modules of
+# build_clean; its output goes to its log, and vm_tally reads it.
+vm_start() {
+	local k=$1 thread=$2 cpus=$3
 	shift 3
-	[ $# -gt 0 ] || return 0
-	log=$out/selftests-$k-$thread.log
-	echo "# --- $thread-threaded TCG, $cpus vCPUs: $*"
+	echo "$@" > "$out/selftests-$k-$thread.tests"
+	echo "# --- kernel $k, $thread-threaded TCG, $cpus vCPUs: started"
 	PFB_VM_TCG_THREAD=$thread tools/vm/run -c "$cpus" -k "$k" -- \
-		selftests/run_tests.sh "$@" | tee "$log"
-	vmrc=${PIPESTATUS[0]}
+		env PFB_MODULES_DIR="$modules/$k" selftests/run_tests.sh "$@" \
+		> "$out/selftests-$k-$thread.log" 2>&1 &
+	vm_pid[$k-$thread]=$!
+}
+
+# vm_tally KVER THREAD: wait for that VM, print its log, and count what it
+# reports (and add the tests that ran, not skipped, to the kernel's ran);
+# a failure when it did not report on every test it was given.
+vm_tally() {
+	local k=$1 thread=$2 log vmrc line pass fail skip tests
+
+	log=$out/selftests-$k-$thread.log
+	wait "${vm_pid[$k-$thread]}"
+	vmrc=$?
+	read -ra tests < "$out/selftests-$k-$thread.tests"
+	kcur=$k
+	echo "# --- kernel $k, $thread-threaded TCG: ${tests[*]}"
+	cat "$log"
 	# (the guest's console ends lines with CR LF)
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n1)
 	read -r pass _ fail _ skip _ <<< "$line"
@@ -122,9 +150,9 @@ vm_suite() {
 		return
 	fi
 	count "$pass" "$fail" "$skip"
-	ran=$((ran + pass + fail))
-	if [ $((pass + fail + skip)) -ne $# ]; then
-		fail_line "selftests on $k ($thread) reported $((pass + fail + skip)) of $# tests"
+	kran[$k]=$((${kran[$k]:-0} + pass + fail))
+	if [ $((pass + fail + skip)) -ne ${#tests[@]} ]; then
+		fail_line "selftests on $k ($thread) reported $((pass + fail + skip)) of ${#tests[@]} tests"
 	elif [ "$vmrc" -ne 0 ] && [ "$fail" -eq 0 ]; then
 		fail_line "VM on $k ($thread) exited $vmrc (kernel log: .vm/kernel-$k.log)"
 	fi
@@ -138,21 +166,45 @@ for t in selftests/host_*.sh; do
 	step "host-$(basename "$t" .sh)" "$t"
 done
 
+# Each kernel's build first; then the guests. A single-threaded guest keeps
+# one host CPU busy, so those of all kernels run side by side; a
+# multi-threaded one wants every host CPU for its vCPUs, so those run one
+# after the other.
+declare -A vm_pid
+built=
 for k in $kernels; do
-	echo "# === kernel $k"
-	cur_pass=0 cur_fail=0 cur_skip=0
-	step "build-$k" build_clean "$k"
+	kcur=$k
+	echo "# === kernel $k: build"
+	step "build-$k" build_clean "$k" && built+=" $k"
 	step "dkms-$k" scripts/dkms-check.sh "$k"
-	ran=0
-	vm_suite "$k" single 2 $tests_single
-	vm_suite "$k" multi 4 $tests_multi
-	[ "$ran" -gt 0 ] || fail_line "no selftest ran on $k (all skipped, or none given)"
-	summary+=("$k: $cur_pass passed, $cur_fail failed, $cur_skip skipped")
+	[[ " $built " == *" $k "* ]] || fail_line "no selftest run on $k: its modules did not build"
 done
+kcur=
+if [ -n "$tests_single" ]; then
+	for k in $built; do
+		vm_start "$k" single 2 $tests_single
+	done
+	for k in $built; do
+		vm_tally "$k" single
+	done
+fi
+if [ -n "$tests_multi" ]; then
+	for k in $built; do
+		vm_start "$k" multi 4 $tests_multi
+		vm_tally "$k" multi
+	done
+fi
+for k in $built; do
+	[ "${kran[$k]:-0}" -gt 0 ] || { kcur=$k; fail_line "no selftest ran on $k (all skipped, or none given)"; }
+done
+kcur=
 
 echo "# ==="
 for s in "${summary[@]}"; do
 	echo "$s"
+done
+for k in $kernels; do
+	echo "$k: ${kpass[$k]:-0} passed, ${kfail[$k]:-0} failed, ${kskip[$k]:-0} skipped"
 done
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

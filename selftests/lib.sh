@@ -48,22 +48,43 @@ require_cmd() {
 	done
 }
 
-# load_module NAME: the module built in this checkout when it was built for
-# the running kernel, else the installed one (modprobe). Skips the test when
-# neither exists. Unloaded at exit if we loaded it. PFB_QDISC_KO=FILE loads
-# that build of sch_pfifo_bulk instead (another revision's, or one broken on
-# purpose to see a test fail).
-load_module() {
-	local name=$1 ko
-	case $name in
-	sch_pfifo_bulk) ko=${PFB_QDISC_KO:-$PFB_TOP/net/sched/sch_pfifo_bulk.ko} ;;
-	refnic) ko=$PFB_TOP/drivers/net/refnic/refnic.ko ;;
-	*) ko= ;;
+# module_ko NAME: the file load_module loads NAME from, if any: PFB_QDISC_KO
+# for sch_pfifo_bulk (another revision's build, or one broken on purpose to
+# see a test fail), else PFB_MODULES_DIR/NAME.ko (make check builds each
+# kernel's modules once and runs the kernels' guests side by side, so the
+# checkout's own build can belong to another kernel), else the checkout's.
+module_ko() {
+	local rel
+
+	case $1 in
+	sch_pfifo_bulk) rel=net/sched ;;
+	refnic) rel=drivers/net/refnic ;;
+	*) return 0 ;;
 	esac
+	if [ "$1" = sch_pfifo_bulk ] && [ -n "${PFB_QDISC_KO:-}" ]; then
+		echo "$PFB_QDISC_KO"
+	elif [ -n "${PFB_MODULES_DIR:-}" ]; then
+		echo "$PFB_MODULES_DIR/$1.ko"
+	else
+		echo "$PFB_TOP/$rel/$1.ko"
+	fi
+}
+
+# load_module NAME: NAME from module_ko when that file was built for the
+# running kernel, else the installed one (modprobe); a file named by
+# PFB_QDISC_KO or PFB_MODULES_DIR must load. Skips the test when neither
+# exists. Unloaded at exit if we loaded it.
+load_module() {
+	local name=$1 ko named=${PFB_MODULES_DIR:-}
+
+	ko=$(module_ko "$name")
+	[ "$name" = sch_pfifo_bulk ] && named+=${PFB_QDISC_KO:-}
 	lsmod | grep -q "^$name " && return 0
 	if [ -n "$ko" ] && [ -f "$ko" ] &&
 	   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ]; then
 		insmod "$ko" || setup_failed "insmod $ko"
+	elif [ -n "$named" ] && [ -n "$ko" ]; then
+		setup_failed "$ko: missing or not built for $(uname -r)"
 	else
 		modprobe "$name" 2>/dev/null || { echo "SKIP: module $name not available"; exit $ksft_skip; }
 	fi
