@@ -78,15 +78,29 @@
  * the batch statistics are the consumer's own, published with u64_stats so
  * that a dump reads them without any of the datapath's locks. The run
  * protocol is the core's (qdisc_run_begin/end with MISSED); the qdisc's
- * part is to clear MISSED and DRAINING and look again when it finds itself
- * empty, as pfifo_fast_dequeue() does. ->change keeps the consumer out by
+ * part is to clear MISSED and look again when it finds itself empty, as
+ * pfifo_fast_dequeue() does. ->change keeps the consumer out by
  * taking the run lock, and then reschedules as qdisc_run_end() does.
  * Grafted under a locked parent (htb, prio, or mq when the child is added
  * with tc) the core clears TCQ_F_NOLOCK and the per-CPU statistics; the
  * same code then runs under the root lock. The dump says which
  * (TCA_PFIFO_BULK_LOCKLESS).
  *
- * No TCQ_F_CAN_BYPASS: a bypassed packet goes out alone and unseen.
+ * Bypass. Like pfifo_fast, the qdisc sets TCQ_F_CAN_BYPASS: a packet that
+ * finds the qdisc idle and empty goes straight to the driver, without
+ * enqueue and dequeue (__dev_xmit_skb()). A batch needs a backlog, and an
+ * empty queue has none; the bypass saves the work of queueing one packet
+ * that would leave alone anyway. On the lockless path "empty" is the
+ * core's test, no MISSED or DRAINING bit, so the run protocol above is what
+ * keeps a bypass from overtaking queued packets: every run that ends with
+ * packets left sets MISSED (our reschedule, the quota, a requeue) or
+ * DRAINING (a stopped queue), and only a dequeue that found the queue
+ * empty clears them (DRAINING not even then after a contended run: see
+ * pfb_next()). Under a locked parent the core tests qdisc_qlen(),
+ * which the locked statistics keep. A bypassed packet passes no code of
+ * ours; it is counted by the core in the Sent counters, and the dump
+ * reports the difference between those and what we dequeued as bypassed
+ * packets (batches of one that the histogram does not count).
  *
  * Order. The qdisc never reorders. Packets the driver hands back (a batch
  * cut by a queue stop, or NETDEV_TX_BUSY) wait in the core's requeue list
@@ -142,6 +156,7 @@ struct pfb_stats {
 	u64_stats_t		reached[PFB_HIST_BUCKETS];
 	u64_stats_t		end[PFB_END_MAX];
 	u64_stats_t		resched;
+	u64_stats_t		segs;	/* dequeued, counted as bstats counts */
 };
 
 struct pfb_sched_data {
@@ -168,6 +183,9 @@ struct pfb_sched_data {
 	u32	det_nq;		/* mode auto: num_queued when last seen moving */
 	u64	det_pkts;	/* and batch_pkts then */
 	struct pfb_stats st;
+
+	/* the largest bypassed count a dump has reported */
+	atomic64_t	bypassed;
 
 	/* configuration: written by ->change with the consumer kept out */
 	u32	bulk_bytes;
@@ -314,25 +332,44 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /* The next packet for the core. Found empty, a lockless qdisc clears
- * MISSED and DRAINING and looks once more, as pfifo_fast_dequeue() does: a
- * CPU that enqueued while we ran and could not take the run lock set
- * MISSED after its llist_add(), so we either see its packet now or
- * qdisc_run_end() sees MISSED again and reschedules. Left set, MISSED
- * would reschedule an empty qdisc forever.
+ * MISSED and looks once more, as pfifo_fast_dequeue() does: a CPU that
+ * enqueued while we ran and could not take the run lock set MISSED after
+ * its llist_add(), so we either see its packet now or qdisc_run_end() sees
+ * MISSED again and reschedules. Left set, MISSED would reschedule an empty
+ * qdisc forever.
+ *
+ * DRAINING only keeps senders from trying the bypass. pfifo_fast clears it
+ * here too; we leave it set when MISSED shows that a sender found the run
+ * lock taken during this run: the next sender would likely find it taken
+ * as well, and a failed bypass costs it two trylocks before it queues its
+ * packet and tries a third. A run that nobody contended clears it.
  */
 static struct sk_buff *pfb_next(struct Qdisc *sch, struct pfb_sched_data *q)
 {
 	struct sk_buff *skb = pfb_pop(q);
+	unsigned long state = skb ? 0 : READ_ONCE(sch->state);
 
-	if (!skb && (READ_ONCE(sch->state) & QDISC_STATE_NON_EMPTY)) {
+	if (state & QDISC_STATE_NON_EMPTY) {
+		if (!(state & QDISC_STATE_MISSED))
+			clear_bit(__QDISC_STATE_DRAINING, &sch->state);
+		else if (!(state & QDISC_STATE_DRAINING))
+			set_bit(__QDISC_STATE_DRAINING, &sch->state);
 		clear_bit(__QDISC_STATE_MISSED, &sch->state);
-		clear_bit(__QDISC_STATE_DRAINING, &sch->state);
-		/* the list is read again after the bits are clear */
+		/* the list is read again after the bit is clear */
 		smp_mb__after_atomic();
 		skb = pfb_pop(q);
 	}
-	if (skb)
+	if (skb) {
+		u64_stats_update_begin(&q->st.syncp);
+		u64_stats_add(&q->st.segs, skb_is_gso(skb) ?
+			      skb_shinfo(skb)->gso_segs : 1);
+		u64_stats_update_end(&q->st.syncp);
+		/* ours before the Sent counters: pairs with the smp_rmb()
+		 * in pfb_bypassed()
+		 */
+		smp_wmb();
 		qdisc_update_stats_at_dequeue(sch, skb);
+	}
 	return skb;
 }
 
@@ -693,6 +730,8 @@ static int pfb_init(struct Qdisc *sch, struct nlattr *opt,
 
 	WRITE_ONCE(sch->limit, clamp_t(u32, limit, 1, PFB_LIMIT_MAX));
 	u64_stats_init(&q->st.syncp);
+	/* an idle, empty qdisc lets the core send at once (see the top) */
+	sch->flags |= TCQ_F_CAN_BYPASS;
 	q->closed = true;
 
 	if (opt) {
@@ -740,6 +779,39 @@ nla_put_failure:
 static int pfb_put_u64(struct sk_buff *skb, int type, u64 val)
 {
 	return nla_put_u64_64bit(skb, type, val, TCA_PFIFO_BULK_XSTATS_PAD);
+}
+
+/* Packets the core sent without queueing them: what the Sent counters
+ * count beyond what we dequeued. A dequeue adds to our count before it
+ * adds to Sent, and we read Sent first: every dequeue in the Sent we read
+ * is in the count we read after it, so the difference is never more than
+ * the truth; it is exact while no packet moves, and a few packets short
+ * while they do. Reported as the largest value seen, so that it never
+ * goes down.
+ */
+static u64 pfb_bypassed(struct Qdisc *sch, struct pfb_sched_data *q)
+{
+	struct gnet_stats_basic_sync sent;
+	unsigned int start;
+	u64 pkts, segs;
+	s64 now, seen;
+
+	gnet_stats_basic_sync_init(&sent);
+	gnet_stats_add_basic(&sent, qdisc_is_percpu_stats(sch) ?
+			     sch->cpu_bstats : NULL, &sch->bstats, true);
+	pkts = u64_stats_read(&sent.packets);
+	/* Sent before ours: pairs with the smp_wmb() in pfb_next() */
+	smp_rmb();
+	do {
+		start = u64_stats_fetch_begin(&q->st.syncp);
+		segs = u64_stats_read(&q->st.segs);
+	} while (u64_stats_fetch_retry(&q->st.syncp, start));
+	now = pkts > segs ? pkts - segs : 0;
+
+	seen = atomic64_read(&q->bypassed);
+	while (now > seen && !atomic64_try_cmpxchg(&q->bypassed, &seen, now))
+		;
+	return max(now, seen);
 }
 
 /* A consistent copy of the consumer's statistics, taken without a lock. */
@@ -810,7 +882,9 @@ static int pfb_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 			s.end[PFB_END_BUDGET]) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_END_EMPTY,
 			s.end[PFB_END_EMPTY]) ||
-	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RESCHEDULES, s.resched))
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RESCHEDULES, s.resched) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_BYPASSED,
+			pfb_bypassed(sch, q)))
 		goto nla_put_failure;
 	return nla_nest_end(d->skb, xstats);
 

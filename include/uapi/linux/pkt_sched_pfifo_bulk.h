@@ -75,6 +75,15 @@ enum {
 						 * waiting, after which the qdisc
 						 * asked to run again
 						 */
+	TCA_PFIFO_BULK_XSTATS_BYPASSED,		/* u64: packets the core sent
+						 * without queueing them (the
+						 * qdisc was idle and empty:
+						 * TCQ_F_CAN_BYPASS), each a
+						 * batch of one not in the
+						 * histogram; GSO segments
+						 * count as the Sent counter
+						 * counts them
+						 */
 	__TCA_PFIFO_BULK_XSTATS_MAX,
 };
 
