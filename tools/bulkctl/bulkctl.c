@@ -975,6 +975,8 @@ static void print_rates(const char *name, const struct sample *d, double dt)
 	for (i = 0; i < 4; i++)
 		print_float(PRINT_ANY, share_keys[i], " %7.1f", batches ? 100.0 *
 			    d->c[S_XSTAT(END_BYTES) + i] / batches : 0.0);
+	print_float(PRINT_ANY, "bypass_pct", " %7.1f", d->c[S_PACKETS] ? 100.0 *
+		    d->c[S_XSTAT(BYPASSED)] / d->c[S_PACKETS] : 0.0);
 	print_nl();
 }
 
@@ -1059,10 +1061,11 @@ static int do_watch(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	next = t0;
 	if (!json)
-		printf("# %s on %s, every %g s; *%%: share of the batches ended by each reason\n"
-		       "#%-11s %10s %10s %7s %9s %7s %7s %7s %7s\n",
+		printf("# %s on %s, every %g s; bytes%% to empty%%: share of the batches ended by each reason;\n"
+		       "# bypass%%: share of the packets sent at once, without queueing\n"
+		       "#%-11s %10s %10s %7s %9s %7s %7s %7s %7s %7s\n",
 		       PFB_KIND, dev, interval, "qdisc", "pkts/s", "batches/s", "mean",
-		       "drops/s", "bytes%", "pkts%", "budget%", "empty%");
+		       "drops/s", "bytes%", "pkts%", "budget%", "empty%", "bypass%");
 	for (n = 0; !stop && (!count || n < count); n++) {
 		next.tv_sec += (time_t)interval;
 		next.tv_nsec += (long)((interval - floor(interval)) * 1e9);

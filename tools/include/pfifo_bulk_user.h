@@ -254,9 +254,12 @@ static inline void pfb_print_xstats(const struct pfb_xstats *x)
 				" end_empty %" PRIu64);
 	}
 	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_RESCHEDULES,
-			    TCA_PFIFO_BULK_XSTATS_RESCHEDULES))
+			    TCA_PFIFO_BULK_XSTATS_BYPASSED)) {
 		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_RESCHEDULES, "reschedules",
 				" reschedules %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_BYPASSED, "bypassed",
+				" bypassed %" PRIu64);
+	}
 }
 
 #endif /* PFIFO_BULK_USER_H */
