@@ -42,8 +42,8 @@ Definitions (shared/DESIGN.md), per measurement window:
              run finds nothing; 6.1 and 6.12 record it with packets 0, and
              a mean over all events counts it as an empty batch): packets
              per event. For pfifo_bulk also its own xstats (batch_pkts/batches),
-             which must agree within 5 %. pfifo, pfifo_fast and fq_codel
-             send a packet that finds their queue empty straight to the
+             which must agree within 5 %. pfifo_bulk, pfifo, pfifo_fast and
+             fq_codel send a packet that finds their queue empty straight to the
              driver (TCQ_F_CAN_BYPASS), unseen by the tracepoint: "bypassed"
              is that share of the qdisc's packets, "batch (+bypass)" the
              mean counting each of them as a batch
@@ -946,7 +946,7 @@ def figures(s0, s1, extra, load, counting, dumps):
         traced = sum(k * v for k, v in batches.items())
         fig["mean_batch"] = traced / nb if nb else None
         fig["hist"] = bucketize(batches)
-        # pfifo, pfifo_fast, fq_codel (TCQ_F_CAN_BYPASS) hand a packet that finds
+        # pfifo_bulk, pfifo, pfifo_fast, fq_codel (TCQ_F_CAN_BYPASS) hand a packet that finds
         # the queue empty and idle straight to the driver: no dequeue, no
         # event, a batch of 1 the tracepoint never sees. The qdisc counts it.
         qsent = count_diff(q0, q1, "packets")

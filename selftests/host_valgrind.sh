@@ -136,7 +136,7 @@ qdisc pfifo_bulk 1: dev lo root refcnt 2 limit 1000p bulk_bytes 64Kb bulk_pkts 1
   batches 40000 batch_pkts 98765 batch_bytes 123456789 mean_batch 2.47
   batch_hist 1:10000 2:9000 3-4:8000 5-8:7000 9-16:4000 17-32:1500 33-64:400 65+:100
   end_bytes 11 end_pkts 22 end_budget 33 end_empty 39934
-  reschedules 5
+  reschedules 5 bypassed 6
 qdisc pfifo_bulk 2: dev lo parent 1:1 refcnt 2 bulk_pkts 4
 qdisc pfifo_bulk 3: dev lo parent 1:2 refcnt 2 limit 500p bulk_bytes 64Kb mode bql effective_mode none locked
 qdisc pfifo_bulk 4: dev lo parent 1:3 refcnt 2 limit 100p mode auto effective_mode bql lockless
@@ -236,7 +236,7 @@ o = {k: v[k] for k in ("limit", "bulk_bytes", "bulk_pkts")}
 o["mode"], o["effective_mode"], o["lockless"] = "auto", "nobql", True
 s = {k: v[k] for k in ("bytes", "packets", "drops", "overlimits", "requeues",
      "backlog", "qlen", "batches", "batch_pkts", "batch_bytes", "end_bytes",
-     "end_pkts", "end_budget", "end_empty", "reschedules")}
+     "end_pkts", "end_budget", "end_empty", "reschedules", "bypassed")}
 s["batch_hist"] = dict(zip(["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"], v["hist"]))
 s["options"] = o
 print(json.dumps(s, sort_keys=True))' "$PFB_TOP/selftests")

@@ -32,7 +32,7 @@ VALUES = {
     "batches": 40000, "batch_pkts": 98765, "batch_bytes": 123456789,
     "hist": [10000, 9000, 8000, 7000, 4000, 1500, 400, 100],
     "end_bytes": 11, "end_pkts": 22, "end_budget": 33, "end_empty": 39934,
-    "reschedules": 5,
+    "reschedules": 5, "bypassed": 6,
 }
 
 
@@ -65,6 +65,7 @@ def full(ifindex):
                u64(4, v["batch_bytes"]), hist, u64(6, v["end_bytes"]),
                u64(7, v["end_pkts"]), u64(8, v["end_budget"]),
                u64(9, v["end_empty"]), u64(10, v["reschedules"]),
+               u64(11, v["bypassed"]),
                u64(77, 999), attr(1, b""))
     basic = attr(TCA_STATS_BASIC, struct.pack("=QI4x", v["bytes"], 0))
     queue = attr(TCA_STATS_QUEUE, struct.pack("=5I", v["qlen"], v["backlog"],

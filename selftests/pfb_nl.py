@@ -46,7 +46,7 @@ OPTS = {"limit": (1, "I"), "bulk_bytes": (2, "I"), "bulk_pkts": (3, "I"),
 HIST = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 XSTATS = {2: "batches", 3: "batch_pkts", 4: "batch_bytes", 5: "hist",
           6: "end_bytes", 7: "end_pkts", 8: "end_budget", 9: "end_empty",
-          10: "reschedules"}
+          10: "reschedules", 11: "bypassed"}
 FMTS = {"u8": "B", "u16": "H", "u32": "I", "u64": "Q"}
 
 

@@ -24,7 +24,8 @@ TCA_STATS_APP = 4
 OPTS = {1: ("limit", "I"), 2: ("bulk_bytes", "I"), 3: ("bulk_pkts", "I"),
         4: ("mode", "B"), 5: ("effective_mode", "B"), 6: ("lockless", "B")}
 XSTATS = {2: "batches", 3: "batch_pkts", 4: "batch_bytes", 6: "end_bytes",
-          7: "end_pkts", 8: "end_budget", 9: "end_empty", 10: "reschedules"}
+          7: "end_pkts", 8: "end_budget", 9: "end_empty", 10: "reschedules",
+          11: "bypassed"}
 XSTATS_HIST = 5
 HIST_KEYS = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 

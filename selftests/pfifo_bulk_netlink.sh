@@ -81,7 +81,7 @@ tc qdisc del dev $dev root
 check "add on tx_queue_len 0" $PFB_NL add $dev -H 1:
 check_eq "default limit as pfifo's" "$(opts | jq -r .limit)" "$pfifo_limit"
 check_eq "xstats keys" "$($PFB_NL xstats $dev | jq -c 'keys_unsorted')" \
-	'["batches","batch_pkts","batch_bytes","hist","end_bytes","end_pkts","end_budget","end_empty","reschedules"]'
+	'["batches","batch_pkts","batch_bytes","hist","end_bytes","end_pkts","end_budget","end_empty","reschedules","bypassed"]'
 check_eq "histogram buckets" "$($PFB_NL xstats $dev | jq -c '.hist | keys_unsorted')" \
 	'["1","2","3-4","5-8","9-16","17-32","33-64","65+"]'
 tc qdisc del dev $dev root

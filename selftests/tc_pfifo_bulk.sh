@@ -9,15 +9,19 @@
 # bad syntax fails with tc's exit code and message, an out-of-range value
 # with the kernel's message naming the option and its range (no range check
 # of the plugin's own), and neither changes anything; after known traffic
-# the statistics in "tc -s" and "tc -s -j" add up (packets = batch_pkts,
-# histogram and end reasons sum to batches, mean = batch_pkts / batches)
+# the statistics in "tc -s" and "tc -s -j" add up (packets = batch_pkts +
+# bypassed, histogram and end reasons sum to batches, mean = batch_pkts /
+# batches)
 # and equal bulkctl's and the raw dump's.
 
 . "$(dirname "$0")/lib.sh"
 require_root
-require_cmd tc jq python3
+require_cmd tc jq python3 ethtool
 . "$(dirname "$0")/lib_userspace.sh"
+. "$(dirname "$0")/lib_trace.sh"
+. "$(dirname "$0")/lib_refnic.sh"
 load_module sch_pfifo_bulk
+load_module refnic
 
 dev=pfbtc0
 dev2=pfbtc1
@@ -127,19 +131,25 @@ check "child text" eval 'tc qdisc show dev $dev2 | grep -q "^qdisc pfifo_bulk 10
 check "prio removed" tc qdisc del dev $dev2 root
 
 # --- statistics after known traffic -------------------------------------------------------
-check "fresh qdisc for stats" tc qdisc replace dev $dev root handle 2: pfifo_bulk
-sent=$(pkt_send $dev 1000)
+# On a refnic device that is the bottleneck, so that a backlog forms and
+# with it batches (a packet that finds the queue idle and empty is
+# bypassed: the first one here).
+sdev=pfbtc2
+refnic_device_bound $sdev
+check "fresh qdisc for stats" tc qdisc replace dev $sdev root handle 2: pfifo_bulk
+sent=$(pkt_send $sdev 1000)
 check_eq "frames sent" "$sent" 1000
-stats=$(tc -s -j qdisc show dev $dev | jq -c '.[0]')
-read -r packets bpkts bbytes bytes batches hsum esum drops mean hkeys <<< "$(jq -r \
-	'[.packets, .batch_pkts, .batch_bytes, .bytes, .batches, ([.batch_hist[]] | add),
+check "the device went still" wait_tx_settled $sdev
+stats=$(tc -s -j qdisc show dev $sdev | jq -c '.[0]')
+read -r packets bpkts bbytes bypassed batches hsum esum drops mean hkeys <<< "$(jq -r \
+	'[.packets, .batch_pkts, .batch_bytes, .bypassed, .batches, ([.batch_hist[]] | add),
 	  (.end_bytes + .end_pkts + .end_budget + .end_empty), .drops,
 	  .mean_batch, (.batch_hist | keys_unsorted | join(","))] | @tsv' <<< "$stats")"
 check_eq "packets" "$packets" 1000
-check_eq "batch_pkts = packets" "$bpkts" 1000
-check_eq "batch_bytes = bytes" "$bbytes" "$bytes"
+check_eq "batch_pkts + bypassed = packets" "$((bpkts + bypassed))" 1000
+check_eq "batch_bytes = 60 B per batch packet" "$bbytes" "$((60 * bpkts))"
 check_cmp "batches" "$batches" '>=' 1
-check_cmp "batches <= packets" "$batches" '<=' 1000
+check_cmp "batches <= batch_pkts" "$batches" '<=' "$bpkts"
 check_eq "histogram has 8 buckets" "$hkeys" "1,2,3-4,5-8,9-16,17-32,33-64,65+"
 check_eq "histogram sums to batches" "$hsum" "$batches"
 check_eq "end reasons sum to batches" "$esum" "$batches"
@@ -151,24 +161,24 @@ check "mean_batch = batch_pkts / batches, to two decimals" \
 want=$(jq -r '"  batches \(.batches) batch_pkts \(.batch_pkts) batch_bytes \(.batch_bytes) mean_batch X",
 	"  batch_hist " + ([.batch_hist | to_entries[] | "\(.key):\(.value)"] | join(" ")),
 	"  end_bytes \(.end_bytes) end_pkts \(.end_pkts) end_budget \(.end_budget) end_empty \(.end_empty)",
-	"  reschedules \(.reschedules)"' <<< "$stats")
-text=$(tc -s qdisc show dev $dev)
+	"  reschedules \(.reschedules) bypassed \(.bypassed)"' <<< "$stats")
+text=$(tc -s qdisc show dev $sdev)
 check "tc -s text: xstats lines" \
 	diff <(sed -e 's/ *$//' -e 's/mean_batch [0-9.]*/mean_batch X/' <<< "$text" | tail -n 4) - <<< "$want"
 check_eq "tc -s text: mean_batch" "$(grep -o 'mean_batch [0-9.]*' <<< "$text")" \
 	"mean_batch $(awk -v p="$bpkts" -v b="$batches" 'BEGIN { printf "%.2f", p / b }')"
 
-keys='{batches, batch_pkts, batch_bytes, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules}'
+keys='{batches, batch_pkts, batch_bytes, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules, bypassed}'
 tcx=$(echo "$stats" | jq -cS "$keys")
-check_eq "bulkctl -s -j xstats = tc's" "$("$BULKCTL" -s -j show $dev | jq -cS ".[0] | $keys")" "$tcx"
-check_eq "kernel dump xstats = tc's" "$(nl_dump $dev | jq -cS ".[0].xstats | $keys")" "$tcx"
+check_eq "bulkctl -s -j xstats = tc's" "$("$BULKCTL" -s -j show $sdev | jq -cS ".[0] | $keys")" "$tcx"
+check_eq "kernel dump xstats = tc's" "$(nl_dump $sdev | jq -cS ".[0].xstats | $keys")" "$tcx"
 check_eq "bulkctl -s -j generic stats = tc's" \
-	"$("$BULKCTL" -s -j show $dev | jq -cS '.[0] | {bytes, packets, drops, overlimits, requeues, backlog, qlen, mean_batch}')" \
+	"$("$BULKCTL" -s -j show $sdev | jq -cS '.[0] | {bytes, packets, drops, overlimits, requeues, backlog, qlen, mean_batch}')" \
 	"$(echo "$stats" | jq -cS '{bytes, packets, drops, overlimits, requeues, backlog, qlen, mean_batch}')"
 check "bulkctl -s text = tc -s text, byte for byte" \
-	diff <("$BULKCTL" -s show dev $dev) <(tc -s qdisc show dev $dev)
+	diff <("$BULKCTL" -s show dev $sdev) <(tc -s qdisc show dev $sdev)
 check "bulkctl -s -j = tc -s -j, byte for byte" \
-	diff <("$BULKCTL" -s -j show dev $dev) <(tc -s -j qdisc show dev $dev)
+	diff <("$BULKCTL" -s -j show dev $sdev) <(tc -s -j qdisc show dev $sdev)
 
-check "del" tc qdisc del dev $dev root
+check "del" tc qdisc del dev $sdev root
 pfb_exit

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The empty-queue bypass: a packet that finds pfifo_bulk idle and empty goes
+# straight to the driver (TCQ_F_CAN_BYPASS), and is counted as bypassed, so
+# that batch_pkts + bypassed == Sent always holds once the device is still.
+# One sender on a dummy device (which never stops its queue) finds the
+# queue empty every time: every packet is bypassed, on the lockless root
+# and on a locked mq child alike; under a classful parent the parent is the
+# root and nothing is bypassed. On a refnic device that is the bottleneck a
+# backlog forms, and batches with it.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_trace.sh"
+. "$(dirname "$0")/lib_userspace.sh"
+. "$(dirname "$0")/lib_refnic.sh"
+require_root
+require_cmd tc jq python3 ethtool
+load_module sch_pfifo_bulk
+load_module refnic
+
+dev=pfbbp0
+mq=pfbbp1
+rdev=pfbbp2
+n=1000
+dummy_add $dev || setup_failed "dummy $dev"
+dummy_add $mq numtxqueues 2 || setup_failed "dummy $mq"
+
+# sums HANDLE_PATTERN DEV: "packets batch_pkts bypassed batches qlen" summed
+# over DEV's pfifo_bulk qdiscs whose handle matches.
+sums() {
+	$PFB_NL dump "$2" | jq -r --arg h "$1" '[.[] | select(.kind == "pfifo_bulk" and (.handle | test($h)))] |
+		[(map(.packets) | add), (map(.xstats.batch_pkts) | add),
+		 (map(.xstats.bypassed) | add), (map(.xstats.batches) | add),
+		 (map(.qlen) | add)] | @tsv'
+}
+
+# --- the lockless root of a dummy --------------------------------------------
+must $PFB_NL add $dev -H 1:
+check_eq "root: frames sent" "$(pkt_send $dev $n)" $n
+read -r packets bpkts bypassed batches qlen <<< "$(sums '^1:$' $dev)"
+echo "# root: sent $packets, batch_pkts $bpkts, bypassed $bypassed, batches $batches"
+check_eq "root: Sent" "$packets" $n
+check_eq "root: every packet found the queue empty and was bypassed" "$bypassed" $n
+check_eq "root: no batch (no backlog)" "$batches" 0
+check_eq "root: batch_pkts + bypassed == Sent" "$((bpkts + bypassed))" "$packets"
+check_eq "root: lockless" "$(pfb_opt $dev lockless)" true
+
+# --- locked children of mq ------------------------------------------------------
+must tc qdisc add dev $mq root handle 1: mq
+must tc qdisc add dev $mq parent 1:1 handle 11: pfifo_bulk
+must tc qdisc add dev $mq parent 1:2 handle 12: pfifo_bulk
+check_eq "mq children run locked" \
+	"$($PFB_NL dump $mq | jq -c '[.[] | select(.kind == "pfifo_bulk") | .options.lockless] | unique')" '[false]'
+check_eq "mq: frames sent" "$(pkt_send $mq $n)" $n
+read -r packets bpkts bypassed batches qlen <<< "$(sums '^1[12]:$' $mq)"
+echo "# mq children: sent $packets, batch_pkts $bpkts, bypassed $bypassed, batches $batches"
+check_eq "mq children: Sent" "$packets" $n
+check_eq "mq children: every packet bypassed (qlen 0 under the root lock)" "$bypassed" $n
+check_eq "mq children: batch_pkts + bypassed == Sent" "$((bpkts + bypassed))" "$packets"
+
+# --- under a classful parent: the parent is the root, nothing bypasses us --------
+must tc qdisc del dev $dev root
+must tc qdisc add dev $dev root handle 1: prio
+must tc qdisc add dev $dev parent 1:1 handle 10: pfifo_bulk
+must tc qdisc add dev $dev parent 1:2 handle 20: pfifo_bulk
+must tc qdisc add dev $dev parent 1:3 handle 30: pfifo_bulk
+check_eq "under prio: frames sent" "$(pkt_send $dev $n)" $n
+read -r packets bpkts bypassed batches qlen <<< "$(sums '^[123]0:$' $dev)"
+check_eq "under prio: Sent" "$packets" $n
+check_eq "under prio: nothing bypassed" "$bypassed" 0
+check_eq "under prio: no batch (a parent dequeues)" "$batches" 0
+
+# --- a backlog: refnic at 2 Mb/s ---------------------------------------------------
+refnic_device_bound $rdev
+must $PFB_NL add $rdev -H 1:
+check_eq "refnic: frames sent" "$(pkt_send $rdev 3000)" 3000
+check "refnic: the device went still" wait_tx_settled $rdev
+read -r packets bpkts bypassed batches qlen <<< "$(sums '^1:$' $rdev)"
+drops=$(qdisc_stat $rdev drops)
+echo "# refnic 2 Mb/s: sent $packets, dropped $drops, batch_pkts $bpkts, bypassed $bypassed, batches $batches"
+check_eq "refnic: backlog 0" "$qlen" 0
+check_eq "refnic: offered == sent + dropped" 3000 "$((packets + drops))"
+check_eq "refnic: batch_pkts + bypassed == Sent" "$((bpkts + bypassed))" "$packets"
+check_cmp "refnic: the first packet found the queue empty" "$bypassed" '>=' 1
+check_cmp "refnic: a backlog formed batches" "$batches" '>' 0
+check_cmp "refnic: batches of more than one" "$bpkts" '>' "$batches"
+pfb_exit
