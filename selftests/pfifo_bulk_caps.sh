@@ -152,7 +152,10 @@ in_parallel_vm && full=4000
 must device 2 on
 must run "bql path, bulk_pkts 8" $count 60 bulk_pkts 8 mode bql
 packet_cap "bql path, bulk_pkts 8" 8 9-16
-check_eq "bql path: no requeues (no batch was cut)" "$(jq .requeues <<< "$x")" 0
+# (a packet that bypasses the empty queue can meet the ring stopped and be
+# requeued: not a cut batch)
+check_cmp "bql path: no requeues but of bypassed packets (no batch was cut)" \
+	"$(jq .requeues <<< "$x")" "<=" "$(xs .bypassed)"
 
 # The byte cap is rebuilt from the trace, batch by batch: the
 # single-threaded guest checks it. The parallel guest races the packet cap.
@@ -165,7 +168,11 @@ if ! in_parallel_vm; then
 		check_eq "bulk_bytes 300: no batch went on after reaching the cap" "$(jq .past_cap <<< "$ev")" 0
 		check_eq "bulk_bytes 300: every batch that reached 300 B is in end_bytes" \
 			"$(jq .reached <<< "$ev")" "$(xs .end_bytes)"
-		check_eq "bulk_bytes 300: every batch rebuilt from the trace" "$(jq '[.cut, .orphans]' -c <<< "$ev")" "[0,0]"
+		# the transmits outside any batch are the bypassed packets, but
+		# for those requeued (a dequeue event of their own, later)
+		check_eq "bulk_bytes 300: every batch rebuilt from the trace, the rest bypassed" \
+			"$(jq --argjson rq "$(jq .requeues <<< "$x")" '[.cut, .orphans + $rq]' -c <<< "$ev")" \
+			"[0,$(xs .bypassed)]"
 	fi
 
 	must run "bql path, bulk_bytes 1500, 60 and 1000 B frames" $count 60,1000 bulk_bytes 1500 mode bql
@@ -178,7 +185,11 @@ if ! in_parallel_vm; then
 			"$(jq .max_bytes <<< "$ev")" ">" 1500
 		check_cmp "mixed sizes: no batch overshot by a whole frame more" \
 			"$(jq .max_bytes <<< "$ev")" "<" $((1500 + 1000))
-		check_eq "mixed sizes: every batch rebuilt from the trace" "$(jq '[.cut, .orphans]' -c <<< "$ev")" "[0,0]"
+		# the transmits outside any batch are the bypassed packets, but
+		# for those requeued (a dequeue event of their own, later)
+		check_eq "mixed sizes: every batch rebuilt from the trace, the rest bypassed" \
+			"$(jq --argjson rq "$(jq .requeues <<< "$x")" '[.cut, .orphans + $rq]' -c <<< "$ev")" \
+			"[0,$(xs .bypassed)]"
 	fi
 fi
 

@@ -7,7 +7,10 @@
 # hands the rest back (requeues), to send it before anything new. Two flows
 # per CPU (numbered by pktgen), read on the peer: every flow must arrive
 # complete and in order, on the NOBQL path (batches of up to 9 that ignore
-# BQL, so the most requeues) and on the BQL path.
+# BQL, so the most requeues) and on the BQL path; and with an unlimited
+# line, where packets that find the queue idle and empty bypass it
+# (TCQ_F_CAN_BYPASS) between bursts that queue: a bypass must never
+# overtake a queued packet.
 #
 # With refnic's fault injection, the driver also refuses a frame now and
 # then (NETDEV_TX_BUSY) while the rest of a cut batch waits. 6.12 puts the
@@ -37,13 +40,14 @@ mac=$(cat /sys/class/net/$peer/address)
 flows=$((2 * $(nproc)))
 echo "# $dev -> $peer (refnic), $flows flows of $count packets"
 
-# run NAME BQL [FAULT VALUE]: a fresh pfifo_bulk, the flows, the peer's
-# order check. Leaves $seq (the peer's report) and $x (the qdisc's dump).
+# run NAME BQL [SPEED]: a fresh pfifo_bulk, the flows, the peer's order
+# check; the line at SPEED Mb/s (default 2, 0 = unlimited). Leaves $seq
+# (the peer's report) and $x (the qdisc's dump).
 run() {
-	local name=$1 bql=$2 out=/tmp/pfb-order.$$ i
+	local name=$1 bql=$2 speed=${3:-2} out=/tmp/pfb-order.$$ i
 	ethtool --set-priv-flags $dev bql "$bql" &&
 	ethtool -G $dev tx 16 &&
-	ethtool -s $dev speed 2 &&
+	ethtool -s $dev speed "$speed" &&
 	ethtool -C $dev tx-usecs 1000 tx-frames 4 || return 1
 	tc qdisc del dev $dev root 2>/dev/null
 	$PFB_NL add $dev -H 1: limit 1000 || return 1
@@ -60,7 +64,8 @@ run() {
 	rm -f $out $out.ready
 	x=$($PFB_NL dump $dev | jq -c '[.[] | select(.parent == "root")][0]')
 	echo "# $name: sent $(jq .packets <<< "$x") dropped $(jq .drops <<< "$x")" \
-	     "requeues $(jq .requeues <<< "$x"), path $(jq -r .options.effective_mode <<< "$x"),"\
+	     "requeues $(jq .requeues <<< "$x"), bypassed $(jq .xstats.bypassed <<< "$x"),"\
+	     "batches $(jq .xstats.batches <<< "$x"), path $(jq -r .options.effective_mode <<< "$x"),"\
 	     "refnic stops $(ethtool_stat $dev tx_stops); peer $seq"
 	[ -n "$seq" ]
 }
@@ -73,6 +78,8 @@ order() {
 		"$(jq .received <<< "$seq")" "$(jq .packets <<< "$x")"
 	check_eq "$name: no packet out of order" "$(jq .reorders <<< "$seq")" 0
 	check_cmp "$name: batches were cut and requeued" "$(jq .requeues <<< "$x")" ">" 0
+	check_eq "$name: batch_pkts + bypassed == sent" \
+		"$(jq '.xstats.batch_pkts + .xstats.bypassed' <<< "$x")" "$(jq .packets <<< "$x")"
 }
 
 run "nobql path, ring stops" off || { echo "not ok - nobql run"; exit 1; }
@@ -80,6 +87,12 @@ check_eq "nobql path taken" "$(jq -r .options.effective_mode <<< "$x")" nobql
 order "nobql path, ring stops"
 run "bql path, ring stops" on || { echo "not ok - bql run"; exit 1; }
 order "bql path, ring stops"
+# An unlimited line: the queue drains between bursts, so packets that find
+# it idle and empty bypass it while others queue behind a stopped ring.
+run "bql path, unlimited line" on 0 || { echo "not ok - unlimited run"; exit 1; }
+order "bql path, unlimited line"
+check_cmp "bql path, unlimited line: packets bypassed the queue" "$(jq .xstats.bypassed <<< "$x")" ">" 0
+check_cmp "bql path, unlimited line: packets queued in batches" "$(jq .xstats.batches <<< "$x")" ">" 0
 
 # The driver refuses every 7th frame (NETDEV_TX_BUSY) and stops its queue
 # after every 5th: refusals while cut batches wait.
