@@ -9,13 +9,26 @@
 # rotates every repetition) under one pktgen queue_xmit load. Prints mean ±
 # stddev over the repetitions and the ratios of the means, with the offered
 # and dropped packets of both sides, and asserts on the transmit path:
-#  - locks/pkt of pfifo_bulk <= 0.25 x bulk off and <= 0.25 x pfifo, and
-#    below 0.5 in every run;
+#  - locks/pkt of pfifo_bulk <= 0.25 x bulk off and <= 0.5 x pfifo;
+#  - the same without the locks taken to look at a requeued packet (below):
+#    <= 0.25 x pfifo, and below 0.3 in every run;
 #  - lock + trylock per packet of pfifo_bulk <= 0.5 x bulk off;
 #  - the regime: nothing dropped, every offered packet sent, mean batch of
 #    pfifo_bulk > 2, bulk off's batches of one.
 # Counts, not times. A qdisc that does not batch takes the TX queue lock
 # once per packet: about 1 lock/pkt, ratios 0.5 and 0.8, and fails.
+#
+# The requeued packet. pfifo_bulk, like pfifo_fast, lets a packet that
+# finds it idle and empty bypass the queue. A flood that starts on an idle
+# device therefore first goes past the queue, until BQL stops the device;
+# the next bypassed packet finds it stopped and the core requeues it. Until
+# the device wakes, every qdisc run (one per enqueue) takes the qdisc's lock
+# to look at that packet (dequeue_skb(), inlined in __qdisc_run): one
+# requeue, then hundreds of locks, as many as packets arrive while the line
+# sends the frames of one completion. That is the bypass's price, not the
+# batching's, and it varies with the host's load (0.02 to 0.23 per packet
+# seen); it is printed per run with the bypassed packets and the requeues,
+# and only the looser bound on the whole includes it.
 #
 # The transmit path is every caller whose name has xmit, qdisc or
 # net_tx_action in it: the core's enqueue (a locked qdisc's root lock and
@@ -51,7 +64,9 @@
 #	PFB_REPS (default 3) repetitions, PFB_COUNT (default 3000) packets per
 #	pktgen thread (one per CPU).
 # Seen (6.1 and 6.12, 2 vCPUs, single-threaded TCG): transmit-path locks
-# per packet 0.11-0.19 for pfifo_bulk, 2.16 for bulk off, 1.28 for pfifo.
+# per packet 0.16-0.37 for pfifo_bulk (0.14 but at a requeued packet: one
+# TX queue lock per batch of 7.4), 2.2 for bulk off, 1.35 for pfifo. A
+# build whose batches are of one: 0.82 x pfifo (1.00 per packet), failed.
 # Needs kprobes: single-threaded TCG only (not in TEST_PROGS_PARALLEL).
 
 . "$(dirname "$0")/lib.sh"
@@ -87,10 +102,12 @@ defer "rm -f $rows $rows.run $rows.callers"
 
 # run_config NAME REP: one run of the load under NAME. Appends a row
 # NAME REP locks trylocks xmit_locks xmit_trylocks sent offered dropped
-# doorbells batches batch_pkts (tab-separated) to $rows, and the transmit
+# doorbells batches batch_pkts xmit_locks_but_requeued (tab-separated) to
+# $rows, and the transmit
 # path's counts per caller to $rows.callers.
 run_config() {
-	local name=$1 rep=$2 kind opts i t tx0 tx db0 db sent drops qlen batches bpkts offered xl xt
+	local name=$1 rep=$2 kind opts i t tx0 tx db0 db sent drops qlen batches bpkts offered xl xt xr
+	local requeues bypassed
 	read -r kind opts <<< "${qdisc[$name]}"
 	tc qdisc del dev $dev root 2>/dev/null
 	if [ "$kind" = pfifo_bulk ]; then
@@ -117,27 +134,30 @@ run_config() {
 		lock_count_callers $t | awk -v n="$name" -v t=$t -v re="$xmit_path" \
 			'$2 ~ re { printf "%s\t%s\t%s\t%s\n", n, t, $1, $2 }'
 	done > $rows.run
-	read -r xl xt < <(awk -F'\t' '{ c[$2] += $3 }
-		END { printf "%d %d\n", c["lock"], c["trylock"] }' $rows.run)
+	read -r xl xt xr < <(awk -F'\t' '{ c[$2] += $3 }
+		$2 == "lock" && $4 == "__qdisc_run" { r += $3 }
+		END { printf "%d %d %d\n", c["lock"], c["trylock"], r }' $rows.run)
 	cat $rows.run >> $rows.callers
 	if [ "$kind" = pfifo_bulk ]; then
-		read -r sent drops qlen batches bpkts < <($PFB_NL dump $dev | jq -r '[.[] | select(.parent == "root")][0] |
-			"\(.packets) \(.drops) \(.qlen) \(.xstats.batches) \(.xstats.batch_pkts)"')
+		read -r sent drops qlen batches bpkts requeues bypassed < <($PFB_NL dump $dev |
+			jq -r '[.[] | select(.parent == "root")][0] |
+			"\(.packets) \(.drops) \(.qlen) \(.xstats.batches) \(.xstats.batch_pkts) \(.requeues) \(.xstats.bypassed)"')
 	else
 		read -r sent drops qlen < <(qdisc_counts $dev)
-		batches=0 bpkts=0
+		batches=0 bpkts=0 requeues=- bypassed=-
 	fi
 	offered=$(pktgen_offered $dev)
 	check_eq "$name #$rep: offered == sent + dropped + backlog" "$offered" "$((sent + drops + qlen))"
 	check_eq "$name #$rep: the whole load offered and sent by the device" \
 		"$offered $((tx - tx0))" "$total $total"
 	db=$(($(ethtool_stat $dev tx_doorbells) - db0))
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" $rep \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" $rep \
 		$PFB_LOCKS $PFB_TRYLOCKS $xl $xt $((tx - tx0)) "$offered" "$drops" \
-		$db "$batches" "$bpkts" >> $rows
+		$db "$batches" "$bpkts" $((xl - xr)) >> $rows
 	echo "# $name #$rep: sent $((tx - tx0)) (offered $offered, dropped $drops);" \
-	     "locks $PFB_LOCKS (transmit path $xl), trylocks $PFB_TRYLOCKS (transmit path $xt);" \
-	     "doorbells $db, batches $batches"
+	     "locks $PFB_LOCKS (transmit path $xl, of which at a requeued packet $xr)," \
+	     "trylocks $PFB_TRYLOCKS (transmit path $xt);" \
+	     "doorbells $db, batches $batches, bypassed $bypassed, requeues $requeues"
 }
 
 for ((r = 0; r < reps; r++)); do
@@ -169,19 +189,19 @@ sums() {
 	awk -v n="$1" -F'\t' '$1 == n { o += $8; d += $9; b += $11; p += $12; c++ }
 		END { printf "%d %d %d %d %d\n", o, d, b, p, c }' < $rows
 }
-# per_run NAME: transmit-path locks per sent packet of each of NAME's runs
+# per_run NAME COLUMN: COLUMN per sent packet of each of NAME's runs
 per_run() {
-	awk -v n="$1" -F'\t' '$1 == n && $7 { printf "%.4f\n", $5 / $7 }' < $rows
+	awk -v n="$1" -v c="$2" -F'\t' '$1 == n && $7 { printf "%.4f\n", $c / $7 }' < $rows
 }
 
-declare -A XL XO TL TO D
+declare -A XL XB XO TL TO D
 echo "# $(uname -r), refnic 2 Mb/s BQL on, pktgen queue_xmit 60 B, n=$reps; per sent packet," \
      "mean ± stddev:"
 printf '# %-10s | %-14s %-14s %-14s | %-14s %-14s | %-13s %7s %7s %5s\n' "" \
 	"xmit locks" "xmit trylocks" "xmit lock+try" "all locks" "all trylocks" doorbells \
 	offered dropped batch
 for c in "${configs[@]}"; do
-	XL[$c]=$(figure "$c" 5) XO[$c]=$(figure "$c" 5 6) TL[$c]=$(figure "$c" 3) TO[$c]=$(figure "$c" 3 4)
+	XL[$c]=$(figure "$c" 5) XB[$c]=$(figure "$c" 13) XO[$c]=$(figure "$c" 5 6) TL[$c]=$(figure "$c" 3) TO[$c]=$(figure "$c" 3 4)
 	read -r off drp bat bpk runs <<< "$(sums "$c")"
 	D[$c]="$off $drp"
 	printf '# %-10s | %-14s %-14s %-14s | %-14s %-14s | %-13s %7d %7d %5s\n' "$c" \
@@ -210,10 +230,14 @@ for b in "bulk off" pfifo; do
 	     "all lock+trylock $(ratio TO pfifo_bulk "$b")" \
 	     "(pfifo_bulk offered $oa dropped $da; $b offered $ob dropped $db)"
 done
+echo "# pfifo_bulk / pfifo, xmit locks but at a requeued packet: $(ratio XB pfifo_bulk pfifo)" \
+     "(pfifo_bulk $(pm "${XB[pfifo_bulk]}"), pfifo $(pm "${XB[pfifo]}") per packet)"
 check_cmp "xmit locks/pkt: pfifo_bulk <= 0.25 x bulk off" "$(ratio XL pfifo_bulk "bulk off")" "<=" 0.25
-check_cmp "xmit locks/pkt: pfifo_bulk <= 0.25 x pfifo" "$(ratio XL pfifo_bulk pfifo)" "<=" 0.25
-check_cmp "xmit locks/pkt: pfifo_bulk below 0.5 in every run" \
-	"$(per_run pfifo_bulk | sort -n | tail -n1)" "<" 0.5
+check_cmp "xmit locks/pkt: pfifo_bulk <= 0.5 x pfifo" "$(ratio XL pfifo_bulk pfifo)" "<=" 0.5
+check_cmp "xmit locks/pkt but at a requeued packet: pfifo_bulk <= 0.25 x pfifo" \
+	"$(ratio XB pfifo_bulk pfifo)" "<=" 0.25
+check_cmp "xmit locks/pkt but at a requeued packet: pfifo_bulk below 0.3 in every run" \
+	"$(per_run pfifo_bulk 13 | sort -n | tail -n1)" "<" 0.3
 check_cmp "xmit lock+trylock/pkt: pfifo_bulk <= 0.5 x bulk off" "$(ratio XO pfifo_bulk "bulk off")" "<=" 0.5
 read -r _ _ bat bpk _ <<< "$(sums pfifo_bulk)"
 check_cmp "the regime: pfifo_bulk mean batch > 2" \
