@@ -102,6 +102,25 @@
  * reports the difference between those and what we dequeued as bypassed
  * packets (batches of one that the histogram does not count).
  *
+ * Coalescing (coalesce_usecs, off by default). Without a backlog every
+ * packet leaves alone, with its own doorbell. With coalescing the qdisc
+ * holds a batch back, as interrupt moderation holds back an interrupt:
+ * when the core asks for the first packet of a batch, fewer than
+ * coalesce_pkts packets wait and the oldest has waited less than
+ * coalesce_usecs, the first ->dequeue returns NULL and the qdisc's
+ * watchdog is armed for the oldest packet's deadline. Every enqueue runs
+ * the qdisc again, so the batch leaves as soon as coalesce_pkts packets
+ * wait, or when the deadline passes, whichever comes first: no packet is
+ * held longer than coalesce_usecs plus the time it takes the watchdog to
+ * run the qdisc. The bypass is off meanwhile (it would send a packet past
+ * the held ones). Traffic that waiting cannot help is not held: a batch
+ * whose first packet came coalesce_usecs or more after the packet before
+ * it leaves at once (a request and its response, the first packet after
+ * a pause), since nothing is likely to join it in time. Only where the
+ * qdisc decides batches (the root, or a child of mq or mqprio); under any
+ * other parent the options are refused. A reset (device down, delete)
+ * frees what is held and stops the watchdog.
+ *
  * Order. The qdisc never reorders. Packets the driver hands back (a batch
  * cut by a queue stop, or NETDEV_TX_BUSY) wait in the core's requeue list
  * and leave one at a time before the qdisc is asked again. The 6.1 core
@@ -132,9 +151,18 @@
 #define PFB_LIMIT_MAX		BIT(24)
 #define PFB_BULK_BYTES_MAX	BIT(24)
 #define PFB_BULK_PKTS_MAX	BIT(16)
+#define PFB_COALESCE_USECS_MAX	10000000	/* 10 s */
+#define PFB_COALESCE_PKTS_DFL	8
 #define PFB_SLOW_BATCH		9	/* try_bulk_dequeue_skb_slow(): 1 + 8 */
 #define PFB_BQL_IDLE_PKTS	256	/* sent without num_queued moving: no BQL */
 #define PFB_HIST_BUCKETS	TCA_PFIFO_BULK_HIST_MAX	/* 1, 2, 3-4, ..., 65+ */
+
+/* Why a held batch was let go. */
+enum pfb_release {
+	PFB_RELEASE_PKTS,
+	PFB_RELEASE_TIMER,
+	PFB_RELEASE_MAX,
+};
 
 enum pfb_end {
 	PFB_END_BYTES,
@@ -157,6 +185,16 @@ struct pfb_stats {
 	u64_stats_t		end[PFB_END_MAX];
 	u64_stats_t		resched;
 	u64_stats_t		segs;	/* dequeued, counted as bstats counts */
+	u64_stats_t		held;
+	u64_stats_t		release[PFB_RELEASE_MAX];
+	u64_stats_t		at_once;
+	u64_stats_t		held_ns;
+	u64_stats_t		held_ns_max;
+};
+
+/* What a packet carries through the queue while coalescing is on. */
+struct pfb_skb_cb {
+	u64	enqueue_ns;
 };
 
 struct pfb_sched_data {
@@ -182,6 +220,9 @@ struct pfb_sched_data {
 	u32	nc_seen;	/* BQL path: num_completed when it began */
 	u32	det_nq;		/* mode auto: num_queued when last seen moving */
 	u64	det_pkts;	/* and batch_pkts then */
+	bool	holding;	/* coalescing: the oldest packet is held back */
+	u64	last_ns;	/* coalescing: enqueue time of the last sent */
+	struct qdisc_watchdog watchdog;
 	struct pfb_stats st;
 
 	/* the largest bypassed count a dump has reported */
@@ -190,8 +231,16 @@ struct pfb_sched_data {
 	/* configuration: written by ->change with the consumer kept out */
 	u32	bulk_bytes;
 	u32	bulk_pkts;
+	u32	coalesce_usecs;	/* 0: off */
+	u32	coalesce_pkts;
 	u8	mode;		/* requested: AUTO, BQL or NOBQL */
 };
+
+static struct pfb_skb_cb *pfb_skb_cb(struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct pfb_skb_cb));
+	return (struct pfb_skb_cb *)qdisc_skb_cb(skb)->data;
+}
 
 static u32 pfb_num_queued(const struct netdev_queue *txq)
 {
@@ -325,6 +374,8 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return qdisc_drop_cpu(skb, sch, to_free);
 		return qdisc_drop(skb, sch, to_free);
 	}
+	if (READ_ONCE(q->coalesce_usecs))
+		pfb_skb_cb(skb)->enqueue_ns = ktime_get_ns();
 	/* counted before it is visible: the consumer may free it at once */
 	qdisc_update_stats_at_enqueue(sch, qdisc_pkt_len(skb));
 	llist_add(&skb->ll_node, &q->in);
@@ -373,6 +424,13 @@ static struct sk_buff *pfb_next(struct Qdisc *sch, struct pfb_sched_data *q)
 	return skb;
 }
 
+static void pfb_stat_inc(struct pfb_sched_data *q, u64_stats_t *c)
+{
+	u64_stats_update_begin(&q->st.syncp);
+	u64_stats_inc(c);
+	u64_stats_update_end(&q->st.syncp);
+}
+
 /* NULL returned while packets may wait: make sure the qdisc runs again,
  * whether or not the core calls us again in this run. On the lockless
  * path MISSED does it: qdisc_run_end() reschedules when it finds the bit,
@@ -384,9 +442,7 @@ static void pfb_run_again(struct Qdisc *sch, struct pfb_sched_data *q)
 {
 	if (!pfb_waiting(q))
 		return;
-	u64_stats_update_begin(&q->st.syncp);
-	u64_stats_inc(&q->st.resched);
-	u64_stats_update_end(&q->st.syncp);
+	pfb_stat_inc(q, &q->st.resched);
 	if (!(sch->flags & TCQ_F_NOLOCK))
 		__netif_schedule(sch);
 	else if (!test_bit(__QDISC_STATE_MISSED, &sch->state))
@@ -514,6 +570,72 @@ static void pfb_account(struct pfb_sched_data *q, const struct sk_buff *skb)
 	u64_stats_update_end(&q->st.syncp);
 }
 
+/* The held batch leaves: count why, and how long its oldest packet waited
+ * (the longest any of its packets waited).
+ */
+static void pfb_release(struct pfb_sched_data *q, int why, u64 waited)
+{
+	if (!q->holding)
+		return;
+	q->holding = false;
+	u64_stats_update_begin(&q->st.syncp);
+	u64_stats_inc(&q->st.release[why]);
+	u64_stats_add(&q->st.held_ns, waited);
+	if (waited > u64_stats_read(&q->st.held_ns_max))
+		u64_stats_set(&q->st.held_ns_max, waited);
+	u64_stats_update_end(&q->st.syncp);
+}
+
+/* Coalescing, at the start of a batch (see the top of the file): true to
+ * hold the batch back, with the watchdog armed for the oldest packet's
+ * deadline.
+ */
+static bool pfb_hold(struct Qdisc *sch, struct pfb_sched_data *q)
+{
+	u64 wait = (u64)q->coalesce_usecs * NSEC_PER_USEC;
+	u32 pkts = min_not_zero(q->coalesce_pkts, q->bulk_pkts);
+	struct sk_buff *skb;
+	u64 now, ts;
+
+	/* Left set, MISSED would reschedule a held qdisc at once. */
+	if ((sch->flags & TCQ_F_NOLOCK) &&
+	    test_bit(__QDISC_STATE_MISSED, &sch->state)) {
+		clear_bit(__QDISC_STATE_MISSED, &sch->state);
+		/* A sender that found the run lock taken set MISSED after
+		 * its packet was on the list: we count that packet below,
+		 * or qdisc_run_end() sees MISSED again and we look again.
+		 */
+		smp_mb__after_atomic();
+	}
+	skb = pfb_oldest(q);
+	if (!skb)
+		return false;
+	now = ktime_get_ns();
+	/* a packet queued before coalescing was on carries no time */
+	ts = min(pfb_skb_cb(skb)->enqueue_ns, now);
+
+	/* overdue first: a batch the timer should have released counts so */
+	if (now - ts >= wait) {
+		pfb_release(q, PFB_RELEASE_TIMER, now - ts);
+		return false;
+	}
+	if (pfb_qlen(q) >= pkts) {
+		pfb_release(q, PFB_RELEASE_PKTS, now - ts);
+		return false;
+	}
+	if (!q->holding) {
+		/* too sparse to wait for: nothing is likely to join it */
+		if ((s64)(ts - q->last_ns) >= (s64)wait) {
+			pfb_stat_inc(q, &q->st.at_once);
+			return false;
+		}
+		q->holding = true;
+		pfb_stat_inc(q, &q->st.held);
+	}
+	qdisc_watchdog_schedule_ns(&q->watchdog, ts + wait);
+	return true;
+}
+
 static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
@@ -537,11 +659,19 @@ static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 		return NULL;
 	}
 
+	if (!q->b_pkts && q->coalesce_usecs && pfb_hold(sch, q)) {
+		/* the batch ends before it began: the next call starts one */
+		q->closed = true;
+		return NULL;
+	}
+
 	skb = pfb_next(sch, q);
 	if (!skb) {
 		pfb_batch_end(q, PFB_END_EMPTY);
 		return NULL;
 	}
+	if (q->coalesce_usecs)
+		q->last_ns = pfb_skb_cb(skb)->enqueue_ns;
 	pfb_account(q, skb);
 	/* the core's slow loop takes no more */
 	if (q->path != TC_PFIFO_BULK_MODE_BQL && q->b_pkts >= PFB_SLOW_BATCH)
@@ -576,6 +706,16 @@ static void pfb_reset(struct Qdisc *sch)
 		}
 	}
 	pfb_batch_close(q);
+	/* nothing is held any more: the watchdog has nothing to run */
+	q->holding = false;
+	qdisc_watchdog_cancel(&q->watchdog);
+}
+
+static void pfb_destroy(struct Qdisc *sch)
+{
+	struct pfb_sched_data *q = qdisc_priv(sch);
+
+	qdisc_watchdog_cancel(&q->watchdog);
 }
 
 static struct netlink_range_validation pfb_limit_range = {
@@ -591,6 +731,15 @@ static struct netlink_range_validation pfb_bulk_pkts_range = {
 	.max = PFB_BULK_PKTS_MAX,
 };
 
+static struct netlink_range_validation pfb_coalesce_usecs_range = {
+	.max = PFB_COALESCE_USECS_MAX,
+};
+
+static struct netlink_range_validation pfb_coalesce_pkts_range = {
+	.min = 1,
+	.max = PFB_BULK_PKTS_MAX,
+};
+
 static const struct nla_policy pfb_policy[TCA_PFIFO_BULK_MAX + 1] = {
 	[TCA_PFIFO_BULK_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&pfb_limit_range),
@@ -602,6 +751,10 @@ static const struct nla_policy pfb_policy[TCA_PFIFO_BULK_MAX + 1] = {
 						 TC_PFIFO_BULK_MODE_NOBQL),
 	[TCA_PFIFO_BULK_EFFECTIVE_MODE] = { .type = NLA_REJECT },
 	[TCA_PFIFO_BULK_LOCKLESS] = { .type = NLA_REJECT },
+	[TCA_PFIFO_BULK_COALESCE_USECS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&pfb_coalesce_usecs_range),
+	[TCA_PFIFO_BULK_COALESCE_PKTS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&pfb_coalesce_pkts_range),
 };
 
 /* The core's policy messages ("integer out of range") do not say which
@@ -643,9 +796,17 @@ static void pfb_explain(const struct nlattr *opt,
 		NL_SET_ERR_MSG_ATTR_POL(extack, bad, pol,
 					"pfifo_bulk: TCA_PFIFO_BULK_LOCKLESS is read-only (dump only)");
 		break;
+	case TCA_PFIFO_BULK_COALESCE_USECS:
+		NL_SET_ERR_MSG_ATTR_POL(extack, bad, pol,
+					"pfifo_bulk: TCA_PFIFO_BULK_COALESCE_USECS (coalesce_usecs) must be a u32 in 0..10000000 microseconds, 0 = off");
+		break;
+	case TCA_PFIFO_BULK_COALESCE_PKTS:
+		NL_SET_ERR_MSG_ATTR_POL(extack, bad, pol,
+					"pfifo_bulk: TCA_PFIFO_BULK_COALESCE_PKTS (coalesce_pkts) must be a u32 in 1..65536 packets");
+		break;
 	default:
 		NL_SET_ERR_MSG_ATTR_POL(extack, bad, pol,
-					"pfifo_bulk: unknown attribute in TCA_OPTIONS (valid: TCA_PFIFO_BULK_LIMIT..MODE, types 1..4)");
+					"pfifo_bulk: unknown attribute in TCA_OPTIONS (valid: types 1..4, 7 and 8: TCA_PFIFO_BULK_LIMIT..MODE, _COALESCE_USECS, _COALESCE_PKTS)");
 		break;
 	}
 }
@@ -664,13 +825,32 @@ static void pfb_trimmed(struct Qdisc *sch, const struct sk_buff *skb)
 	}
 }
 
+/* Will the core dequeue this qdisc itself? At ->init it is not attached
+ * yet, so ask where it goes: the root, or a child of mq, mqprio or an
+ * offloaded htb (TCQ_F_MQROOT: one child per txq).
+ */
+static bool pfb_txq_qdisc(const struct Qdisc *sch)
+{
+	const struct Qdisc *root = rtnl_dereference(qdisc_dev(sch)->qdisc);
+
+	return sch->parent == TC_H_ROOT ||
+	       (root && (root->flags & TCQ_F_MQROOT) &&
+		TC_H_MAJ(sch->parent) == root->handle);
+}
+
+static u32 pfb_opt_u32(struct nlattr **tb, int type, u32 now)
+{
+	return tb[type] ? nla_get_u32(tb[type]) : now;
+}
+
 static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 		      struct netlink_ext_ack *extack)
 {
 	struct pfb_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_PFIFO_BULK_MAX + 1];
 	unsigned int dropped = 0, dropped_bytes = 0;
-	u32 limit, bulk_bytes, bulk_pkts;
+	u32 limit, bulk_bytes, bulk_pkts, co_usecs, co_pkts;
+	bool waiting;
 	u8 mode;
 	int err;
 
@@ -684,16 +864,25 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 		return err;
 	}
 
-	/* everything is valid from here: apply it all at once */
-	limit = tb[TCA_PFIFO_BULK_LIMIT] ?
-		nla_get_u32(tb[TCA_PFIFO_BULK_LIMIT]) : READ_ONCE(sch->limit);
-	bulk_bytes = tb[TCA_PFIFO_BULK_BULK_BYTES] ?
-		nla_get_u32(tb[TCA_PFIFO_BULK_BULK_BYTES]) : q->bulk_bytes;
-	bulk_pkts = tb[TCA_PFIFO_BULK_BULK_PKTS] ?
-		nla_get_u32(tb[TCA_PFIFO_BULK_BULK_PKTS]) : q->bulk_pkts;
+	limit = pfb_opt_u32(tb, TCA_PFIFO_BULK_LIMIT, READ_ONCE(sch->limit));
+	bulk_bytes = pfb_opt_u32(tb, TCA_PFIFO_BULK_BULK_BYTES, q->bulk_bytes);
+	bulk_pkts = pfb_opt_u32(tb, TCA_PFIFO_BULK_BULK_PKTS, q->bulk_pkts);
+	co_usecs = pfb_opt_u32(tb, TCA_PFIFO_BULK_COALESCE_USECS,
+			       q->coalesce_usecs);
+	co_pkts = pfb_opt_u32(tb, TCA_PFIFO_BULK_COALESCE_PKTS,
+			      q->coalesce_pkts);
 	mode = tb[TCA_PFIFO_BULK_MODE] ?
 		nla_get_u8(tb[TCA_PFIFO_BULK_MODE]) : q->mode;
 
+	/* a parent that dequeues us decides when packets leave, not us */
+	if (co_usecs && !pfb_txq_qdisc(sch)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PFIFO_BULK_COALESCE_USECS] ?:
+				    opt,
+				    "pfifo_bulk: coalesce_usecs needs a qdisc the core dequeues itself: the root, or a child of mq or mqprio");
+		return -EOPNOTSUPP;
+	}
+
+	/* everything is valid from here: apply it all at once */
 	pfb_consumer_lock(sch);
 	/* the next batch starts afresh, on the path the new options pick */
 	pfb_batch_close(q);
@@ -701,6 +890,13 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->bulk_bytes, bulk_bytes);
 	WRITE_ONCE(q->bulk_pkts, bulk_pkts);
 	WRITE_ONCE(q->mode, mode);
+	WRITE_ONCE(q->coalesce_usecs, co_usecs);
+	WRITE_ONCE(q->coalesce_pkts, co_pkts);
+	if (!co_usecs)
+		q->holding = false;
+	/* a bypassed packet would overtake the held ones */
+	if (!!(sch->flags & TCQ_F_CAN_BYPASS) != !co_usecs)
+		WRITE_ONCE(sch->flags, sch->flags ^ TCQ_F_CAN_BYPASS);
 
 	/* A smaller limit drops from the head, as pfifo_head_drop does.
 	 * A packet admitted but not yet on the list is not seen here.
@@ -717,7 +913,11 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (dropped)
 		qdisc_tree_reduce_backlog(sch, dropped, dropped_bytes);
+	waiting = pfb_waiting(q);
 	pfb_consumer_unlock(sch);
+	/* held packets may leave now (new coalescing options), or later */
+	if (waiting)
+		__netif_schedule(sch);
 	return 0;
 }
 
@@ -728,11 +928,14 @@ static int pfb_init(struct Qdisc *sch, struct nlattr *opt,
 	u32 limit = qdisc_dev(sch)->tx_queue_len;
 	int err;
 
+	/* first: ->destroy, which stops it, also runs when ->init fails */
+	qdisc_watchdog_init(&q->watchdog, sch);
 	WRITE_ONCE(sch->limit, clamp_t(u32, limit, 1, PFB_LIMIT_MAX));
 	u64_stats_init(&q->st.syncp);
 	/* an idle, empty qdisc lets the core send at once (see the top) */
 	sch->flags |= TCQ_F_CAN_BYPASS;
 	q->closed = true;
+	q->coalesce_pkts = PFB_COALESCE_PKTS_DFL;
 
 	if (opt) {
 		err = pfb_change(sch, opt, extack);
@@ -767,7 +970,11 @@ static int pfb_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_PFIFO_BULK_MODE, READ_ONCE(q->mode)) ||
 	    nla_put_u8(skb, TCA_PFIFO_BULK_EFFECTIVE_MODE, path) ||
 	    nla_put_u8(skb, TCA_PFIFO_BULK_LOCKLESS,
-		       !!(READ_ONCE(sch->flags) & TCQ_F_NOLOCK)))
+		       !!(READ_ONCE(sch->flags) & TCQ_F_NOLOCK)) ||
+	    nla_put_u32(skb, TCA_PFIFO_BULK_COALESCE_USECS,
+			READ_ONCE(q->coalesce_usecs)) ||
+	    nla_put_u32(skb, TCA_PFIFO_BULK_COALESCE_PKTS,
+			READ_ONCE(q->coalesce_pkts)))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -821,6 +1028,11 @@ struct pfb_snapshot {
 	u64	reached[PFB_HIST_BUCKETS];
 	u64	end[PFB_END_MAX];
 	u64	resched;
+	u64	held;
+	u64	release[PFB_RELEASE_MAX];
+	u64	at_once;
+	u64	held_ns;
+	u64	held_ns_max;
 };
 
 static void pfb_read_stats(const struct pfb_stats *st, struct pfb_snapshot *s)
@@ -840,6 +1052,12 @@ static void pfb_read_stats(const struct pfb_stats *st, struct pfb_snapshot *s)
 		for (i = 0; i < PFB_END_MAX; i++)
 			s->end[i] = u64_stats_read(&st->end[i]);
 		s->resched = u64_stats_read(&st->resched);
+		s->held = u64_stats_read(&st->held);
+		for (i = 0; i < PFB_RELEASE_MAX; i++)
+			s->release[i] = u64_stats_read(&st->release[i]);
+		s->at_once = u64_stats_read(&st->at_once);
+		s->held_ns = u64_stats_read(&st->held_ns);
+		s->held_ns_max = u64_stats_read(&st->held_ns_max);
 	} while (u64_stats_fetch_retry(&st->syncp, start));
 }
 
@@ -884,7 +1102,17 @@ static int pfb_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 			s.end[PFB_END_EMPTY]) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RESCHEDULES, s.resched) ||
 	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_BYPASSED,
-			pfb_bypassed(sch, q)))
+			pfb_bypassed(sch, q)) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_HELD, s.held) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RELEASE_PKTS,
+			s.release[PFB_RELEASE_PKTS]) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_RELEASE_TIMER,
+			s.release[PFB_RELEASE_TIMER]) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_SENT_AT_ONCE,
+			s.at_once) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_HELD_NS, s.held_ns) ||
+	    pfb_put_u64(d->skb, TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX,
+			s.held_ns_max))
 		goto nla_put_failure;
 	return nla_nest_end(d->skb, xstats);
 
@@ -901,6 +1129,7 @@ static struct Qdisc_ops pfifo_bulk_qdisc_ops __read_mostly = {
 	.peek		= pfb_peek,
 	.init		= pfb_init,
 	.reset		= pfb_reset,
+	.destroy	= pfb_destroy,
 	.change		= pfb_change,
 	.dump		= pfb_dump,
 	.dump_stats	= pfb_dump_stats,

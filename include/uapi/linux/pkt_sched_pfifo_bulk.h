@@ -39,6 +39,13 @@ enum {
 					 * runs the qdisc under its root lock
 					 * (dump only)
 					 */
+	TCA_PFIFO_BULK_COALESCE_USECS,	/* u32: hold a batch back for more
+					 * packets, the oldest at most this
+					 * long, 0 = off (the default)
+					 */
+	TCA_PFIFO_BULK_COALESCE_PKTS,	/* u32: release a held batch once this
+					 * many packets wait (default 8)
+					 */
 	__TCA_PFIFO_BULK_MAX,
 };
 
@@ -84,6 +91,27 @@ enum {
 						 * count as the Sent counter
 						 * counts them
 						 */
+	/* coalescing (TCA_PFIFO_BULK_COALESCE_USECS) */
+	TCA_PFIFO_BULK_XSTATS_HELD,		/* u64: batches held back to wait
+						 * for more packets
+						 */
+	TCA_PFIFO_BULK_XSTATS_RELEASE_PKTS,	/* u64: held batches released when
+						 * coalesce_pkts packets waited
+						 */
+	TCA_PFIFO_BULK_XSTATS_RELEASE_TIMER,	/* u64: held batches released when
+						 * the oldest packet had waited
+						 * coalesce_usecs
+						 */
+	TCA_PFIFO_BULK_XSTATS_SENT_AT_ONCE,	/* u64: batches not held: their
+						 * first packet came coalesce_usecs
+						 * or more after the one before it
+						 * (traffic too sparse to wait for)
+						 */
+	TCA_PFIFO_BULK_XSTATS_HELD_NS,		/* u64: sum over released held
+						 * batches of the time their oldest
+						 * packet waited, ns
+						 */
+	TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX,	/* u64: the longest of those */
 	__TCA_PFIFO_BULK_XSTATS_MAX,
 };
 
