@@ -26,26 +26,30 @@ static void explain(void)
 	fprintf(stderr,
 		"Usage: ... pfifo_bulk [ limit PACKETS ] [ bulk_bytes SIZE ] [ bulk_pkts PACKETS ]\n"
 		"                      [ mode auto|bql|nobql ]\n"
-		"  limit       queue limit in packets\n"
-		"  bulk_bytes  byte cap per batch (tc size: 64k, 1m, 1500b...), 0 = none\n"
-		"  bulk_pkts   packet cap per batch, 0 = none, 1 = bulk off\n"
-		"  mode        auto: bql when the device does BQL, else nobql\n");
+		"                      [ coalesce_usecs USECS ] [ coalesce_pkts PACKETS ]\n"
+		"  limit           queue limit in packets\n"
+		"  bulk_bytes      byte cap per batch (tc size: 64k, 1m, 1500b...), 0 = none\n"
+		"  bulk_pkts       packet cap per batch, 0 = none, 1 = bulk off\n"
+		"  mode            auto: bql when the device does BQL, else nobql\n"
+		"  coalesce_usecs  hold a batch back for more packets, the oldest at most\n"
+		"                  this long (microseconds), 0 = off\n"
+		"  coalesce_pkts   release a held batch once this many packets wait\n");
 }
 
 /* Syntax only: the kernel refuses what is out of range, naming the range. */
-static int illegal(int type, const char *val, const char *want)
+static int illegal(int type, const char *val)
 {
 	fprintf(stderr, "pfifo_bulk: Illegal value for \"%s\": \"%s\" (%s)\n",
-		pfb_opt_words[type], val, want);
+		pfb_opt_words[type], val, pfb_opt_syntax[type]);
 	return -1;
 }
 
 static int pfifo_bulk_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				struct nlmsghdr *n, const char *dev)
 {
-	bool has[TCA_PFIFO_BULK_MODE + 1] = {};
-	__u32 val[TCA_PFIFO_BULK_MODE + 1] = {};
-	struct rtattr *tail;
+	bool has[TCA_PFIFO_BULK_MAX + 1] = {};
+	__u32 val[TCA_PFIFO_BULK_MAX + 1] = {};
+	struct rtattr *tail = NULL;
 	int type, mode;
 
 	for (; argc > 0; argc--, argv++) {
@@ -67,38 +71,35 @@ static int pfifo_bulk_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		switch (type) {
 		case TCA_PFIFO_BULK_BULK_BYTES:
 			if (get_size(&val[type], *argv))
-				return illegal(type, *argv, "a size: 1500, 64k, 1m...");
+				return illegal(type, *argv);
 			break;
 		case TCA_PFIFO_BULK_MODE:
 			mode = pfb_mode_parse(*argv);
 			if (mode < 0)
-				return illegal(type, *argv, "auto, bql or nobql");
+				return illegal(type, *argv);
 			val[type] = mode;
 			break;
 		default:
 			if (get_u32(&val[type], *argv, 10))
-				return illegal(type, *argv, "a number of packets");
+				return illegal(type, *argv);
 			break;
 		}
 	}
 
-	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MODE; type++)
-		if (has[type])
-			break;
-	if (type > TCA_PFIFO_BULK_MODE)
-		return 0;
-
-	/* The qdisc parses TCA_OPTIONS strictly: the nest flag is required. */
-	tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
-	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MODE; type++) {
+	/* Only what was given; nothing at all keeps the kernel's defaults. */
+	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MAX; type++) {
 		if (!has[type])
 			continue;
-		if (type == TCA_PFIFO_BULK_MODE)
+		/* The qdisc parses TCA_OPTIONS strictly: the nest flag is required. */
+		if (!tail)
+			tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
+		if (pfb_opt_is_u8(type))
 			addattr8(n, 1024, type, val[type]);
 		else
 			addattr32(n, 1024, type, val[type]);
 	}
-	addattr_nest_end(n, tail);
+	if (tail)
+		addattr_nest_end(n, tail);
 	return 0;
 }
 

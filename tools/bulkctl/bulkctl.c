@@ -60,6 +60,7 @@ static void usage(FILE *f)
 		"Usage: bulkctl [ OPTIONS ] { add | change | replace } [ dev ] DEV\n"
 		"               [ root | parent ID ] [ handle ID ] [ limit PACKETS ]\n"
 		"               [ bulk_bytes SIZE ] [ bulk_pkts PACKETS ] [ mode auto|bql|nobql ]\n"
+		"               [ coalesce_usecs USECS ] [ coalesce_pkts PACKETS ]\n"
 		"       bulkctl [ OPTIONS ] { del | delete } [ dev ] DEV [ root | parent ID ] [ handle ID ]\n"
 		"       bulkctl [ OPTIONS ] show [ [ dev ] DEV ] [ file FILE ]\n"
 		"       bulkctl [ OPTIONS ] watch [ dev ] DEV [ interval SECONDS ] [ count N ]\n"
@@ -551,14 +552,14 @@ static void __attribute__((noreturn)) kernel_failed(const char *dev)
 static int do_modify(int argc, char **argv)
 {
 	bool del = strcmp(verb, "del") == 0, has_parent = false, has_handle = false;
-	bool has[TCA_PFIFO_BULK_MODE + 1] = {};
-	uint32_t val[TCA_PFIFO_BULK_MODE + 1] = {};
+	bool has[TCA_PFIFO_BULK_MAX + 1] = {};
+	uint32_t val[TCA_PFIFO_BULK_MAX + 1] = {};
 	uint32_t parent = TC_H_ROOT, handle = 0;
 	const char *dev = NULL, *v;
 	struct nlmsghdr *nlh;
 	struct tcmsg *tcm;
 	struct nlattr *nest = NULL;
-	int i, type, m;
+	int i, type, m = 0;
 
 	for (i = 0; i < argc; i++) {
 		const char *w = argv[i];
@@ -586,17 +587,13 @@ static int do_modify(int argc, char **argv)
 				shown(w), verb);
 		set_once(&has[type], w);
 		v = next_value(&i, argc, argv);
-		if (type == TCA_PFIFO_BULK_MODE) {
-			m = pfb_mode_parse(v);
-			if (m < 0)
-				bad_arg("invalid \"mode\": \"%s\" (auto, bql or nobql)", shown(v));
-			val[type] = m;
-		} else if (type == TCA_PFIFO_BULK_BULK_BYTES ? parse_size(v, &val[type]) :
-			   parse_u32(v, &val[type])) {
+		if (type == TCA_PFIFO_BULK_MODE)
+			val[type] = m = pfb_mode_parse(v);
+		if (type == TCA_PFIFO_BULK_MODE ? m < 0 :
+		    type == TCA_PFIFO_BULK_BULK_BYTES ? parse_size(v, &val[type]) :
+		    parse_u32(v, &val[type]))
 			bad_arg("invalid \"%s\": \"%s\" (%s)", w, shown(v),
-				type == TCA_PFIFO_BULK_BULK_BYTES ?
-				"a size: 1500, 64k, 1m..." : "a number of packets");
-		}
+				pfb_opt_syntax[type]);
 	}
 
 	nlh = mnl_nlmsg_put_header(nl_buf);
@@ -615,12 +612,12 @@ static int do_modify(int argc, char **argv)
 	mnl_attr_put_strz(nlh, TCA_KIND, PFB_KIND);
 
 	/* Only what was given: "change" leaves the rest as it is. */
-	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MODE; type++) {
+	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MAX; type++) {
 		if (!has[type])
 			continue;
 		if (!nest)
 			nest = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-		if (type == TCA_PFIFO_BULK_MODE)
+		if (pfb_opt_is_u8(type))
 			mnl_attr_put_u8(nlh, type, val[type]);
 		else
 			mnl_attr_put_u32(nlh, type, val[type]);

@@ -23,12 +23,24 @@
 
 #define PFB_KIND	"pfifo_bulk"
 
-/* The words of the options one sets, by attribute. */
-static const char *const pfb_opt_words[TCA_PFIFO_BULK_MODE + 1] = {
+/* The words of the options one sets, by attribute (none: dump only). */
+static const char *const pfb_opt_words[TCA_PFIFO_BULK_MAX + 1] = {
 	[TCA_PFIFO_BULK_LIMIT]		= "limit",
 	[TCA_PFIFO_BULK_BULK_BYTES]	= "bulk_bytes",
 	[TCA_PFIFO_BULK_BULK_PKTS]	= "bulk_pkts",
 	[TCA_PFIFO_BULK_MODE]		= "mode",
+	[TCA_PFIFO_BULK_COALESCE_USECS]	= "coalesce_usecs",
+	[TCA_PFIFO_BULK_COALESCE_PKTS]	= "coalesce_pkts",
+};
+
+/* What a value of each option looks like, for the tools' messages. */
+static const char *const pfb_opt_syntax[TCA_PFIFO_BULK_MAX + 1] = {
+	[TCA_PFIFO_BULK_LIMIT]		= "a number of packets",
+	[TCA_PFIFO_BULK_BULK_BYTES]	= "a size: 1500, 64k, 1m...",
+	[TCA_PFIFO_BULK_BULK_PKTS]	= "a number of packets",
+	[TCA_PFIFO_BULK_MODE]		= "auto, bql or nobql",
+	[TCA_PFIFO_BULK_COALESCE_USECS]	= "a number of microseconds",
+	[TCA_PFIFO_BULK_COALESCE_PKTS]	= "a number of packets",
 };
 
 static const char *const pfb_mode_names[TC_PFIFO_BULK_MODE_MAX + 1] = {
@@ -55,10 +67,18 @@ static inline int pfb_opt_type(const char *word)
 {
 	int t;
 
-	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MODE; t++)
-		if (strcmp(word, pfb_opt_words[t]) == 0)
+	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MAX; t++)
+		if (pfb_opt_words[t] && strcmp(word, pfb_opt_words[t]) == 0)
 			return t;
 	return 0;
+}
+
+/* The u8 attributes of TCA_OPTIONS; all others are u32. */
+static inline bool pfb_opt_is_u8(int type)
+{
+	return type == TCA_PFIFO_BULK_MODE ||
+	       type == TCA_PFIFO_BULK_EFFECTIVE_MODE ||
+	       type == TCA_PFIFO_BULK_LOCKLESS;
 }
 
 /* Only the modes one can ask for: auto, bql, nobql. */
@@ -110,7 +130,7 @@ static inline void pfb_read_qopt(struct pfb_qopt *o, const void *const *tb)
 	int t;
 
 	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MAX; t++) {
-		if (t <= TCA_PFIFO_BULK_BULK_PKTS)
+		if (!pfb_opt_is_u8(t))
 			o->has[t] = pfb_attr_get(tb[t], 4, &o->v[t]);
 		else if ((o->has[t] = pfb_attr_get(tb[t], 1, &u8)))
 			o->v[t] = u8;
@@ -154,6 +174,8 @@ static inline const char *pfb_mode_str(uint32_t m)
 /* The options, in tc's layout: "limit 1000p bulk_bytes 64Kb ...". */
 static inline void pfb_print_qopt(const struct pfb_qopt *o)
 {
+	enum output_type co;
+
 	if (o->has[TCA_PFIFO_BULK_LIMIT])
 		print_uint(PRINT_ANY, "limit", "limit %up ",
 			   o->v[TCA_PFIFO_BULK_LIMIT]);
@@ -184,6 +206,15 @@ static inline void pfb_print_qopt(const struct pfb_qopt *o)
 		print_string(PRINT_FP, NULL, "%s ",
 			     o->v[TCA_PFIFO_BULK_LOCKLESS] ? "lockless" : "locked");
 	}
+	/* coalescing: JSON always, text only when it is on */
+	co = o->has[TCA_PFIFO_BULK_COALESCE_USECS] &&
+	     o->v[TCA_PFIFO_BULK_COALESCE_USECS] ? PRINT_ANY : PRINT_JSON;
+	if (o->has[TCA_PFIFO_BULK_COALESCE_USECS])
+		print_uint(co, "coalesce_usecs", "coalesce_usecs %u ",
+			   o->v[TCA_PFIFO_BULK_COALESCE_USECS]);
+	if (o->has[TCA_PFIFO_BULK_COALESCE_PKTS])
+		print_uint(co, "coalesce_pkts", "coalesce_pkts %u ",
+			   o->v[TCA_PFIFO_BULK_COALESCE_PKTS]);
 }
 
 /*
@@ -212,7 +243,7 @@ static inline void pfb_print_xstat(const struct pfb_xstats *x, int type,
 		print_u64(PRINT_ANY, key, fmt, x->v[type]);
 }
 
-/* The extended statistics, up to four lines, as "tc -s" prints them. */
+/* The extended statistics, up to five lines, as "tc -s" prints them. */
 static inline void pfb_print_xstats(const struct pfb_xstats *x)
 {
 	int lines = 0, i;
@@ -259,6 +290,21 @@ static inline void pfb_print_xstats(const struct pfb_xstats *x)
 				" reschedules %" PRIu64);
 		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_BYPASSED, "bypassed",
 				" bypassed %" PRIu64);
+	}
+	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_HELD,
+			    TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX)) {
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_HELD, "held",
+				" held %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_RELEASE_PKTS,
+				"release_pkts", " release_pkts %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_RELEASE_TIMER,
+				"release_timer", " release_timer %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_SENT_AT_ONCE,
+				"sent_at_once", " sent_at_once %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_HELD_NS, "held_ns",
+				" held_ns %" PRIu64);
+		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX,
+				"held_ns_max", " held_ns_max %" PRIu64);
 	}
 }
 
