@@ -59,7 +59,7 @@ kind() {
 # --- add, change, replace, del ---------------------------------------------------
 check "add" "$B" add dev $dev handle 1: limit 100 bulk_bytes 64k bulk_pkts 8 mode nobql
 check_eq "add: what tc sees" "$(opts $dev)" \
-	'{"bulk_bytes":65536,"bulk_pkts":8,"effective_mode":"nobql","limit":100,"lockless":true,"mode":"nobql"}'
+	'{"bulk_bytes":65536,"bulk_pkts":8,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":100,"lockless":true,"mode":"nobql"}'
 check_eq "add: handle" "$(tc -j qdisc show dev $dev | jq -r '.[0].handle')" 1:
 check "show = tc, byte for byte" diff <("$B" show dev $dev) <(tc qdisc show dev $dev)
 check "show -j = tc -j, byte for byte" diff <("$B" -j show $dev) <(tc -j qdisc show dev $dev)

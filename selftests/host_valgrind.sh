@@ -95,6 +95,11 @@ expect "tc bulk_bytes 12parsecs" 1 \
 expect "tc bulk_pkts x" 1 'Illegal value for "bulk_pkts": "x"' "${add[@]}" bulk_pkts x
 expect "tc mode turbo" 1 'Illegal value for "mode": "turbo" \(auto, bql or nobql\)' \
 	"${add[@]}" mode turbo
+expect "tc coalesce_usecs 50us" 1 \
+	'Illegal value for "coalesce_usecs": "50us" \(a number of microseconds\)' \
+	"${add[@]}" coalesce_usecs 50us
+expect "tc coalesce_pkts x" 1 'Illegal value for "coalesce_pkts": "x" \(a number of packets\)' \
+	"${add[@]}" coalesce_pkts x
 expect "tc unknown word" 1 'pfifo_bulk: unknown parameter "burst"' "${add[@]}" burst 3
 check "tc unknown word prints usage" grep -q '^Usage:' "$tmp/out.err"
 expect "tc missing value" 255 'Command line is not complete' "${add[@]}" limit
@@ -110,7 +115,8 @@ expect "tc replace bad value" 1 'Illegal value for "bulk_pkts": "x"' \
 # sandbox's missing CAP_NET_ADMIN refuses it; in the VM the kernel's policy
 # does, naming the range: tc_pfifo_bulk.sh).
 if [ ${#sandbox[@]} -gt 0 ]; then
-	for v in "limit 0" "limit 16777217" "bulk_bytes 17m" "bulk_pkts 65537"; do
+	for v in "limit 0" "limit 16777217" "bulk_bytes 17m" "bulk_pkts 65537" \
+		 "coalesce_usecs 10000001" "coalesce_pkts 0"; do
 		expect "tc $v reaches the kernel" 2 '^RTNETLINK answers: Operation not permitted' \
 			"${add[@]}" $v
 		absent "tc $v: no range check of its own" "Illegal value"
@@ -130,13 +136,14 @@ check_eq "tc: no errors" "$(cat "$tmp/tc.txt.err")" ""
 # Trailing blanks and blank lines are tc's own; compare without them.
 sed -e 's/ *$//' -e '/^$/d' "$tmp/tc.txt" > "$tmp/tc.norm"
 cat > "$tmp/want" <<'EOF'
-qdisc pfifo_bulk 1: dev lo root refcnt 2 limit 1000p bulk_bytes 64Kb bulk_pkts 16 mode auto effective_mode nobql lockless
+qdisc pfifo_bulk 1: dev lo root refcnt 2 limit 1000p bulk_bytes 64Kb bulk_pkts 16 mode auto effective_mode nobql lockless coalesce_usecs 50 coalesce_pkts 8
  Sent 123456789 bytes 98765 pkt (dropped 7, overlimits 0 requeues 3)
  backlog 1500b 1p requeues 3
   batches 40000 batch_pkts 98765 batch_bytes 123456789 mean_batch 2.47
   batch_hist 1:10000 2:9000 3-4:8000 5-8:7000 9-16:4000 17-32:1500 33-64:400 65+:100
   end_bytes 11 end_pkts 22 end_budget 33 end_empty 39934
   reschedules 5 bypassed 6
+  held 900 release_pkts 700 release_timer 199 sent_at_once 12 held_ns 21000000 held_ns_max 53100
 qdisc pfifo_bulk 2: dev lo parent 1:1 refcnt 2 bulk_pkts 4
 qdisc pfifo_bulk 3: dev lo parent 1:2 refcnt 2 limit 500p bulk_bytes 64Kb mode bql effective_mode none locked
 qdisc pfifo_bulk 4: dev lo parent 1:3 refcnt 2 limit 100p mode auto effective_mode bql lockless
@@ -180,6 +187,10 @@ expect_1line "bulkctl bulk_pkts x" 1 'invalid "bulk_pkts": "x" \(a number of pac
 	"${B[@]}" change lo bulk_pkts x
 expect_1line "bulkctl mode turbo" 1 'invalid "mode": "turbo" \(auto, bql or nobql\)' \
 	"${B[@]}" add lo mode turbo
+expect_1line "bulkctl coalesce_usecs 50us" 1 \
+	'invalid "coalesce_usecs": "50us" \(a number of microseconds\)' "${B[@]}" add lo coalesce_usecs 50us
+expect_1line "bulkctl coalesce_pkts x" 1 'invalid "coalesce_pkts": "x" \(a number of packets\)' \
+	"${B[@]}" add lo coalesce_pkts x
 expect_1line "bulkctl missing value" 1 'missing value for "limit"' "${B[@]}" add lo limit
 expect_1line "bulkctl duplicate" 1 'duplicate "bulk_pkts"' "${B[@]}" add lo bulk_pkts 1 bulk_pkts 2
 expect_1line "bulkctl duplicate dev" 1 'duplicate "dev"' "${B[@]}" show dev lo dev lo
@@ -232,11 +243,13 @@ check "bulkctl JSON parses" eval 'jq -e "length == 5" "$tmp/b.json" >/dev/null'
 want=$(python3 -c '
 import sys; sys.path.insert(0, sys.argv[1]); import pfb_canned, json
 v = pfb_canned.VALUES
-o = {k: v[k] for k in ("limit", "bulk_bytes", "bulk_pkts")}
+o = {k: v[k] for k in ("limit", "bulk_bytes", "bulk_pkts", "coalesce_usecs",
+                       "coalesce_pkts")}
 o["mode"], o["effective_mode"], o["lockless"] = "auto", "nobql", True
 s = {k: v[k] for k in ("bytes", "packets", "drops", "overlimits", "requeues",
      "backlog", "qlen", "batches", "batch_pkts", "batch_bytes", "end_bytes",
-     "end_pkts", "end_budget", "end_empty", "reschedules", "bypassed")}
+     "end_pkts", "end_budget", "end_empty", "reschedules", "bypassed", "held",
+     "release_pkts", "release_timer", "sent_at_once", "held_ns", "held_ns_max")}
 s["batch_hist"] = dict(zip(["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"], v["hist"]))
 s["options"] = o
 print(json.dumps(s, sort_keys=True))' "$PFB_TOP/selftests")
@@ -250,6 +263,8 @@ check_eq "bulkctl JSON skips short and unknown attributes" \
 check_eq "bulkctl JSON keeps sizes and caps of 0 as numbers" \
 	"$(jq -c '[.[2:4][] | .options | [.bulk_bytes, .bulk_pkts, .effective_mode, .lockless]]' "$tmp/b.json")" \
 	'[[65540,0,"none",false],[0,0,"bql",true]]'
+check_eq "bulkctl JSON keeps coalescing off as numbers, text hides it" \
+	"$(jq -c '.[2].options | [.coalesce_usecs, .coalesce_pkts]' "$tmp/b.json")" '[0,8]'
 check "bulkctl JSON: a mean above a million in plain decimal" \
 	grep -qF '"batches":3,"batch_pkts":3703702,"mean_batch":1234567.33}' "$tmp/b.json"
 cp "$tmp/b.json" "$tmp/out"
@@ -267,11 +282,11 @@ complete_words() {
 check_eq "completion: options and commands" "$(complete_words -j "")" \
 	"-s -j -n -h -V -stats -json -netns -help -Version add change replace del delete show watch help"
 check_eq "completion: add's words" "$(complete_words add dev lo "")" \
-	"root parent handle limit bulk_bytes bulk_pkts mode help"
+	"root parent handle limit bulk_bytes bulk_pkts mode coalesce_usecs coalesce_pkts help"
 check_eq "completion: the device after dev" "$(complete_words add dev l)" "lo"
 check_eq "completion: modes" "$(complete_words -s add lo mode "")" "auto bql nobql"
 check_eq "completion: each word once, root excludes parent" \
-	"$(complete_words change lo root limit 5 "")" "handle bulk_bytes bulk_pkts mode help"
+	"$(complete_words change lo root limit 5 "")" "handle bulk_bytes bulk_pkts mode coalesce_usecs coalesce_pkts help"
 check_eq "completion: watch's words" "$(complete_words watch lo "")" "interval count help"
 check_eq "completion: show's words" "$(complete_words -n nosuchns0 show "")" "dev file help"
 check "make install puts the completion in place" eval '

@@ -84,8 +84,9 @@ check_eq "tc -j and raw netlink dump the same options" "$tc_opts" "$nl_opts"
 
 # Known options, by tc: the dump must show exactly those.
 check "tc qdisc replace with known options" \
-	tc qdisc replace dev $dev root handle 1: pfifo_bulk limit 700 bulk_bytes 3000 bulk_pkts 16 mode bql
-want='{"bulk_bytes":3000,"bulk_pkts":16,"effective_mode":"bql","limit":700,"lockless":true,"mode":"bql"}'
+	tc qdisc replace dev $dev root handle 1: pfifo_bulk limit 700 bulk_bytes 3000 bulk_pkts 16 mode bql \
+		coalesce_usecs 0 coalesce_pkts 8
+want='{"bulk_bytes":3000,"bulk_pkts":16,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"bql","limit":700,"lockless":true,"mode":"bql"}'
 check_eq "tc -j dumps exactly the known options" "$(root_opts tc -j qdisc show dev $dev)" "$want"
 check_eq "raw netlink dumps exactly the known options" \
 	"$($PFB_NL dump $dev | jq -cS '[.[] | select(.parent == "root")][0].options')" "$want"

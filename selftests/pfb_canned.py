@@ -33,6 +33,9 @@ VALUES = {
     "hist": [10000, 9000, 8000, 7000, 4000, 1500, 400, 100],
     "end_bytes": 11, "end_pkts": 22, "end_budget": 33, "end_empty": 39934,
     "reschedules": 5, "bypassed": 6,
+    "coalesce_usecs": 50, "coalesce_pkts": 8,
+    "held": 900, "release_pkts": 700, "release_timer": 199,
+    "sent_at_once": 12, "held_ns": 21000000, "held_ns_max": 53100,
 }
 
 
@@ -58,6 +61,7 @@ def full(ifindex):
     opts = nest(TCA_OPTIONS, u32(1, v["limit"]), u32(2, v["bulk_bytes"]),
                 u32(3, v["bulk_pkts"]), u8(4, v["mode"]),
                 u8(5, v["effective_mode"]), u8(6, v["lockless"]),
+                u32(7, v["coalesce_usecs"]), u32(8, v["coalesce_pkts"]),
                 u32(42, 0xdead))
     hist = nest(5, *[u64(i + 1, n) for i, n in enumerate(v["hist"])],
                 u64(9, 12345))
@@ -65,7 +69,10 @@ def full(ifindex):
                u64(4, v["batch_bytes"]), hist, u64(6, v["end_bytes"]),
                u64(7, v["end_pkts"]), u64(8, v["end_budget"]),
                u64(9, v["end_empty"]), u64(10, v["reschedules"]),
-               u64(11, v["bypassed"]),
+               u64(11, v["bypassed"]), u64(12, v["held"]),
+               u64(13, v["release_pkts"]), u64(14, v["release_timer"]),
+               u64(15, v["sent_at_once"]), u64(16, v["held_ns"]),
+               u64(17, v["held_ns_max"]),
                u64(77, 999), attr(1, b""))
     basic = attr(TCA_STATS_BASIC, struct.pack("=QI4x", v["bytes"], 0))
     queue = attr(TCA_STATS_QUEUE, struct.pack("=5I", v["qlen"], v["backlog"],
@@ -88,7 +95,7 @@ def sparse(ifindex):
 def sizes(ifindex):
     # Not a multiple of 1 KiB, within tc's rounding; no packet cap; a child.
     opts = nest(TCA_OPTIONS, u32(1, 500), u32(2, 65540), u32(3, 0), u8(4, 1),
-                u8(5, 3), u8(6, 0))
+                u8(5, 3), u8(6, 0), u32(7, 0), u32(8, 8))
     return qdisc_msg(ifindex, 0x30000, 0x10002,
                      [attr(TCA_KIND, b"pfifo_bulk\0"), opts])
 

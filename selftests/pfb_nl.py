@@ -42,11 +42,14 @@ TC_H_ROOT = 0xFFFFFFFF
 # include/uapi/linux/pkt_sched_pfifo_bulk.h
 MODES = ["auto", "bql", "nobql", "none"]
 OPTS = {"limit": (1, "I"), "bulk_bytes": (2, "I"), "bulk_pkts": (3, "I"),
-        "mode": (4, "B"), "effective_mode": (5, "B"), "lockless": (6, "B")}
+        "mode": (4, "B"), "effective_mode": (5, "B"), "lockless": (6, "B"),
+        "coalesce_usecs": (7, "I"), "coalesce_pkts": (8, "I")}
 HIST = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 XSTATS = {2: "batches", 3: "batch_pkts", 4: "batch_bytes", 5: "hist",
           6: "end_bytes", 7: "end_pkts", 8: "end_budget", 9: "end_empty",
-          10: "reschedules", 11: "bypassed"}
+          10: "reschedules", 11: "bypassed", 12: "held", 13: "release_pkts",
+          14: "release_timer", 15: "sent_at_once", 16: "held_ns",
+          17: "held_ns_max"}
 FMTS = {"u8": "B", "u16": "H", "u32": "I", "u64": "Q"}
 
 

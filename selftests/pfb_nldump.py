@@ -6,7 +6,8 @@
 # (include/uapi/linux/pkt_sched_pfifo_bulk.h), independently of tc and
 # bulkctl. Prints a JSON array, one object per qdisc, with the tools' key
 # names: handle, parent (numbers), options {limit, bulk_bytes, bulk_pkts,
-# mode, effective_mode, lockless (numbers)}, xstats {batches, ..., batch_hist}.
+# mode, effective_mode, lockless, coalesce_usecs, coalesce_pkts (numbers)},
+# xstats {batches, ..., batch_hist}.
 #
 #   pfb_nldump.py DEV
 
@@ -22,10 +23,12 @@ TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
 TCA_STATS_APP = 4
 
 OPTS = {1: ("limit", "I"), 2: ("bulk_bytes", "I"), 3: ("bulk_pkts", "I"),
-        4: ("mode", "B"), 5: ("effective_mode", "B"), 6: ("lockless", "B")}
+        4: ("mode", "B"), 5: ("effective_mode", "B"), 6: ("lockless", "B"),
+        7: ("coalesce_usecs", "I"), 8: ("coalesce_pkts", "I")}
 XSTATS = {2: "batches", 3: "batch_pkts", 4: "batch_bytes", 6: "end_bytes",
           7: "end_pkts", 8: "end_budget", 9: "end_empty", 10: "reschedules",
-          11: "bypassed"}
+          11: "bypassed", 12: "held", 13: "release_pkts", 14: "release_timer",
+          15: "sent_at_once", 16: "held_ns", 17: "held_ns_max"}
 XSTATS_HIST = 5
 HIST_KEYS = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 

@@ -52,13 +52,13 @@ while read -r args json text <&3; do
 	check_eq "$args: tc text" "$(root_text | sed 's/.* refcnt [0-9]* //')" "${text//,/ }"
 	check_eq "$args: bulkctl -j" "$(root_opts "$BULKCTL" -j show $dev)" "$json"
 done 3<<'EOF'
-limit,1,bulk_bytes,3000,bulk_pkts,1,mode,bql {"bulk_bytes":3000,"bulk_pkts":1,"effective_mode":"bql","limit":1,"lockless":true,"mode":"bql"} limit,1p,bulk_bytes,3000b,bulk_pkts,1,mode,bql,effective_mode,bql,lockless
-limit,16777216,bulk_bytes,64k,bulk_pkts,65536,mode,nobql {"bulk_bytes":65536,"bulk_pkts":65536,"effective_mode":"nobql","limit":16777216,"lockless":true,"mode":"nobql"} limit,16777216p,bulk_bytes,64Kb,bulk_pkts,65536,mode,nobql,effective_mode,nobql,lockless
-limit,500,bulk_bytes,1.5k,bulk_pkts,0,mode,nobql {"bulk_bytes":1536,"bulk_pkts":0,"effective_mode":"nobql","limit":500,"lockless":true,"mode":"nobql"} limit,500p,bulk_bytes,1536b,mode,nobql,effective_mode,nobql,lockless
-limit,2,bulk_bytes,8kbit,bulk_pkts,9,mode,bql {"bulk_bytes":1024,"bulk_pkts":9,"effective_mode":"bql","limit":2,"lockless":true,"mode":"bql"} limit,2p,bulk_bytes,1Kb,bulk_pkts,9,mode,bql,effective_mode,bql,lockless
-limit,1000,bulk_bytes,16m,bulk_pkts,16,mode,nobql {"bulk_bytes":16777216,"bulk_pkts":16,"effective_mode":"nobql","limit":1000,"lockless":true,"mode":"nobql"} limit,1000p,bulk_bytes,16Mb,bulk_pkts,16,mode,nobql,effective_mode,nobql,lockless
-bulk_bytes,65540,mode,bql {"bulk_bytes":65540,"bulk_pkts":16,"effective_mode":"bql","limit":1000,"lockless":true,"mode":"bql"} limit,1000p,bulk_bytes,64Kb,bulk_pkts,16,mode,bql,effective_mode,bql,lockless
-bulk_bytes,0,mode,bql {"bulk_bytes":0,"bulk_pkts":16,"effective_mode":"bql","limit":1000,"lockless":true,"mode":"bql"} limit,1000p,bulk_pkts,16,mode,bql,effective_mode,bql,lockless
+limit,1,bulk_bytes,3000,bulk_pkts,1,mode,bql {"bulk_bytes":3000,"bulk_pkts":1,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"bql","limit":1,"lockless":true,"mode":"bql"} limit,1p,bulk_bytes,3000b,bulk_pkts,1,mode,bql,effective_mode,bql,lockless
+limit,16777216,bulk_bytes,64k,bulk_pkts,65536,mode,nobql {"bulk_bytes":65536,"bulk_pkts":65536,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":16777216,"lockless":true,"mode":"nobql"} limit,16777216p,bulk_bytes,64Kb,bulk_pkts,65536,mode,nobql,effective_mode,nobql,lockless
+limit,500,bulk_bytes,1.5k,bulk_pkts,0,mode,nobql {"bulk_bytes":1536,"bulk_pkts":0,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":500,"lockless":true,"mode":"nobql"} limit,500p,bulk_bytes,1536b,mode,nobql,effective_mode,nobql,lockless
+limit,2,bulk_bytes,8kbit,bulk_pkts,9,mode,bql {"bulk_bytes":1024,"bulk_pkts":9,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"bql","limit":2,"lockless":true,"mode":"bql"} limit,2p,bulk_bytes,1Kb,bulk_pkts,9,mode,bql,effective_mode,bql,lockless
+limit,1000,bulk_bytes,16m,bulk_pkts,16,mode,nobql {"bulk_bytes":16777216,"bulk_pkts":16,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":1000,"lockless":true,"mode":"nobql"} limit,1000p,bulk_bytes,16Mb,bulk_pkts,16,mode,nobql,effective_mode,nobql,lockless
+bulk_bytes,65540,mode,bql {"bulk_bytes":65540,"bulk_pkts":16,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"bql","limit":1000,"lockless":true,"mode":"bql"} limit,1000p,bulk_bytes,64Kb,bulk_pkts,16,mode,bql,effective_mode,bql,lockless
+bulk_bytes,0,mode,bql {"bulk_bytes":0,"bulk_pkts":16,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"bql","limit":1000,"lockless":true,"mode":"bql"} limit,1000p,bulk_pkts,16,mode,bql,effective_mode,bql,lockless
 EOF
 
 # The kernel's own dump, read with raw netlink, has what tc and bulkctl show.
