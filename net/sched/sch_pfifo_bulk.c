@@ -110,9 +110,10 @@
  * coalesce_usecs, the first ->dequeue returns NULL and the qdisc's
  * watchdog is armed for the oldest packet's deadline. Every enqueue runs
  * the qdisc again, so the batch leaves as soon as coalesce_pkts packets
- * wait, or when the deadline passes, whichever comes first: no packet is
- * held longer than coalesce_usecs plus the time it takes the watchdog to
- * run the qdisc. The bypass is off meanwhile (it would send a packet past
+ * wait, or when the deadline passes, whichever comes first, and takes
+ * every packet waiting with it (holding resumes once the queue ran empty):
+ * no packet is held longer than coalesce_usecs plus the time it takes the
+ * watchdog to run the qdisc. The bypass is off meanwhile (it would send a packet past
  * the held ones). Traffic that waiting cannot help is not held: a batch
  * whose first packet came coalesce_usecs or more after the packet before
  * it leaves at once (a request and its response, the first packet after
@@ -221,6 +222,7 @@ struct pfb_sched_data {
 	u32	det_nq;		/* mode auto: num_queued when last seen moving */
 	u64	det_pkts;	/* and batch_pkts then */
 	bool	holding;	/* coalescing: the oldest packet is held back */
+	bool	draining;	/* coalescing: released, until the queue is empty */
 	u64	last_ns;	/* coalescing: enqueue time of the last sent */
 	struct qdisc_watchdog watchdog;
 	struct pfb_stats st;
@@ -570,11 +572,13 @@ static void pfb_account(struct pfb_sched_data *q, const struct sk_buff *skb)
 	u64_stats_update_end(&q->st.syncp);
 }
 
-/* The held batch leaves: count why, and how long its oldest packet waited
- * (the longest any of its packets waited).
+/* The held batch leaves, and every packet waiting goes with it, in as many
+ * batches as the caps make: count why, and how long its oldest packet
+ * waited (the longest any of its packets waited).
  */
 static void pfb_release(struct pfb_sched_data *q, int why, u64 waited)
 {
+	q->draining = true;
 	if (!q->holding)
 		return;
 	q->holding = false;
@@ -597,6 +601,8 @@ static bool pfb_hold(struct Qdisc *sch, struct pfb_sched_data *q)
 	struct sk_buff *skb;
 	u64 now, ts;
 
+	if (q->draining)
+		return false;
 	/* Left set, MISSED would reschedule a held qdisc at once. */
 	if ((sch->flags & TCQ_F_NOLOCK) &&
 	    test_bit(__QDISC_STATE_MISSED, &sch->state)) {
@@ -668,6 +674,7 @@ static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 	skb = pfb_next(sch, q);
 	if (!skb) {
 		pfb_batch_end(q, PFB_END_EMPTY);
+		q->draining = false;
 		return NULL;
 	}
 	if (q->coalesce_usecs)
@@ -708,6 +715,7 @@ static void pfb_reset(struct Qdisc *sch)
 	pfb_batch_close(q);
 	/* nothing is held any more: the watchdog has nothing to run */
 	q->holding = false;
+	q->draining = false;
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
