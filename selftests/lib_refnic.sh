@@ -48,16 +48,15 @@ refnic_pair() {
 	ip -n "$ns" link set lo up
 }
 
-# refnic_quiesce DEV [NS]: wait (at most ~10 s) until every frame DEV took
-# has completed or been dropped, so that counters can be compared.
+# refnic_quiesce DEV [NS]: wait (at most ~10 s) until every frame DEV
+# posted has completed, so that counters can be compared.
 refnic_quiesce() {
 	local dev=$1 ns=${2:-} i
 	for i in $(seq 100); do
 		refnic_ethtool_S "$dev" "$ns" | awk '
 			$1 == "tx_packets:" { p = $2 }
 			$1 == "tx_completions:" { c = $2 }
-			$1 == "tx_dropped:" { d = $2 }
-			END { exit !(p == c + d) }' && return 0
+			END { exit !(p == c) }' && return 0
 		sleep 0.1
 	done
 	return 1
@@ -164,15 +163,13 @@ refnic_inflight() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
-# refnic_unaccounted A B [NSB [NSA]]: frames A took that neither reached B
-# nor were counted as dropped: A tx_packets - (B rx_packets + B rx_dropped +
-# A tx_carrier_errors + A tx_dropped), B in netns NSB, A in NSA. 0 once
-# both drained.
+# refnic_unaccounted A B [NSB [NSA]]: frames A posted that neither reached
+# B nor were counted as lost: A tx_packets - (B rx_packets + B rx_dropped +
+# A tx_carrier_errors), B in netns NSB, A in NSA. 0 once both drained.
 refnic_unaccounted() {
 	local a=$1 b=$2 nsb=${3:-} nsa=${4:-}
 	echo $(($(refnic_stat "$a" tx_packets "$nsa") - $(refnic_stat "$b" rx_packets "$nsb") -
-		$(refnic_stat "$b" rx_dropped "$nsb") - $(refnic_stat "$a" tx_carrier_errors "$nsa") -
-		$(refnic_stat "$a" tx_dropped "$nsa")))
+		$(refnic_stat "$b" rx_dropped "$nsb") - $(refnic_stat "$a" tx_carrier_errors "$nsa")))
 }
 
 # refnic_wait_accounted A B [NSB [NSA]]: refnic_unaccounted once it reaches

@@ -7,10 +7,13 @@
 # NETDEV_TX_BUSY, counted in tx_fault_busy, and the core requeues each
 # refused frame (qdisc requeues); stop_every 4 stops the queue after every
 # fourth frame, counted in tx_fault_stop, and completions wake it (batches
-# are cut, the rest requeued). In both, every frame the qdisc sent reached
-# the driver exactly once, every frame the driver took reached the peer or
-# was counted as dropped, and BQL has nothing in flight once drained. Bad
-# values are refused and change nothing; the directory follows a rename.
+# are cut, the rest requeued); drop_every 3 drops every third frame before
+# the ring, counted in tx_fault_drop and tx_dropped, never told to BQL, and
+# the frames posted before a dropped one still get their doorbell. In all,
+# every frame the qdisc sent reached the driver exactly once, every frame
+# the driver posted reached the peer, and BQL has nothing in flight once
+# drained. Bad values are refused and change nothing; the directory
+# follows a rename.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
@@ -28,13 +31,18 @@ n=1000
 check "pair" refnic_pair $a $b $ns
 busy=$(refnic_dbg $a busy_every)
 stop=$(refnic_dbg $a stop_every)
+drop=$(refnic_dbg $a drop_every)
 [ -w "$busy" ] || { echo "SKIP: no $busy"; exit $ksft_skip; }
-check_eq "knobs default to 0" "$(cat "$busy") $(cat "$stop") $(cat "$(refnic_dbg $a fail_ring_alloc)")" "0 0 0"
+check_eq "knobs default to 0" \
+	"$(cat "$busy") $(cat "$stop") $(cat "$drop") $(cat "$(refnic_dbg $a fail_ring_alloc)")" "0 0 0 0"
 for v in 1 -1 abc 4294967296; do
 	check_fails "busy_every refuses $v" sh -c "echo $v > $busy"
 done
 check_fails "stop_every refuses 4294967296" sh -c "echo 4294967296 > $stop"
-check_eq "refused values changed nothing" "$(cat "$busy") $(cat "$stop")" "0 0"
+for v in -1 abc 4294967296; do
+	check_fails "drop_every refuses $v" sh -c "echo $v > $drop"
+done
+check_eq "refused values changed nothing" "$(cat "$busy") $(cat "$stop") $(cat "$drop")" "0 0 0"
 
 check "a device to rename" ip link add rff1 type refnic
 check "rename it" ip link set rff1 name rff2
@@ -49,13 +57,15 @@ bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
 
 # snap: the counters load compares, from one ethtool -S and one tc -s, in
 # the array S (qdisc sent, requeues, drops; driver tx_packets,
-# tx_fault_busy, tx_fault_stop, tx_wakes, tx_doorbells).
+# tx_fault_busy, tx_fault_stop, tx_fault_drop, tx_dropped, tx_wakes,
+# tx_doorbells).
 declare -A S
 snap() {
 	local k v
 	while read -r k v; do
 		S[${k%:}]=$v
-	done < <(ethtool -S $a | grep -E '^ *(tx_packets|tx_fault_busy|tx_fault_stop|tx_wakes|tx_doorbells):')
+	done < <(ethtool -S $a |
+		 grep -E '^ *(tx_packets|tx_fault_busy|tx_fault_stop|tx_fault_drop|tx_dropped|tx_wakes|tx_doorbells):')
 	read -r S[sent] S[requeues] S[drops] < <(tc -s -j qdisc show dev $a |
 		jq -r '.[] | select(.root == true) | "\(.packets) \(.requeues) \(.drops)"')
 }
@@ -87,17 +97,19 @@ load() {
 	done
 	d_sent=${D[sent]} d_requeues=${D[requeues]} d_drops=${D[drops]}
 	d_tx=${D[tx_packets]} d_busy=${D[tx_fault_busy]} d_stop=${D[tx_fault_stop]}
-	d_wakes=${D[tx_wakes]}
+	d_fdrop=${D[tx_fault_drop]} d_txdrop=${D[tx_dropped]} d_wakes=${D[tx_wakes]}
 	echo "# $1: qdisc sent $d_sent (requeues $d_requeues, drops $d_drops)," \
-		"driver took $d_tx (doorbells ${D[tx_doorbells]}), faults busy $d_busy stop $d_stop, wakes $d_wakes"
+		"driver posted $d_tx (doorbells ${D[tx_doorbells]}), dropped $d_txdrop," \
+		"faults busy $d_busy stop $d_stop drop $d_fdrop, wakes $d_wakes"
 }
 
 # lossless WHAT: what every load must show.
 lossless() {
 	# (the stack may add a frame of its own, an IGMP report say)
 	check_cmp "$1: every frame offered was sent by the qdisc" $((d_sent + d_drops)) ">=" $(($(nproc) * n))
-	check_eq "$1: the driver took each frame the qdisc sent once" "$d_tx" "$d_sent"
-	check_eq "$1: every frame reached $b or was counted dropped" "$(refnic_wait_accounted $a $b $ns)" 0
+	check_eq "$1: the driver took each frame the qdisc sent once (posted or dropped)" \
+		"$((d_tx + d_txdrop))" "$d_sent"
+	check_eq "$1: every frame posted reached $b" "$(refnic_wait_accounted $a $b $ns)" 0
 	check_eq "$1: BQL has nothing in flight" "$(refnic_inflight $a)" 0
 }
 
@@ -120,9 +132,19 @@ check_cmp "stop: batches were cut (requeues)" "$d_requeues" ">" 0
 check_eq "stop: no busy injected" "$d_busy" 0
 lossless "stop"
 
-check "stop_every 0" sh -c "echo 0 > $stop"
+check "stop_every 0, drop_every 3" sh -c "echo 0 > $stop && echo 3 > $drop"
+load "drop_every 3"
+check_cmp "drop: faults counted" "$d_fdrop" ">" 0
+check_eq "drop: every injected drop is a tx_dropped" "$d_txdrop" "$d_fdrop"
+# calls = posted + dropped, one in three dropped: dropped = posted / 2 (+-1)
+check_cmp "drop: one call in three dropped (lower)" $((2 * d_fdrop)) ">=" $((d_tx - 2))
+check_cmp "drop: one call in three dropped (upper)" $((2 * d_fdrop)) "<=" $((d_tx + 2))
+check_eq "drop: no busy, no stop injected" "$d_busy $d_stop" "0 0"
+lossless "drop"
+
+check "drop_every 0" sh -c "echo 0 > $drop"
 load "off"
-check_eq "off: no fault" "$d_busy $d_stop" "0 0"
+check_eq "off: no fault" "$d_busy $d_stop $d_fdrop $d_txdrop" "0 0 0 0"
 lossless "off"
 check_eq "no timeouts" "$(ethtool_stat $a tx_timeouts)" 0
 pfb_exit

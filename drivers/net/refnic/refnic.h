@@ -61,6 +61,8 @@ struct refnic_xmit_stats {
 	u64_stats_t		timeouts;
 	u64_stats_t		fault_busy;
 	u64_stats_t		fault_stop;
+	u64_stats_t		fault_drop;
+	u64_stats_t		dropped;	/* taken, freed before the ring */
 	u64_stats_t		hist[REFNIC_HIST_BUCKETS];
 };
 
@@ -72,7 +74,6 @@ struct refnic_napi_stats {
 	u64_stats_t		completions;
 	u64_stats_t		wakes;
 	u64_stats_t		polls;
-	u64_stats_t		tx_dropped;
 	u64_stats_t		rx_packets;
 	u64_stats_t		rx_bytes;
 };
@@ -94,8 +95,7 @@ struct refnic_desc {
 	unsigned int		len;
 };
 
-/*
- * One queue pair: TX ring @index (when index < real_num_tx_queues), RX queue
+/* One queue pair: TX ring @index (when index < real_num_tx_queues), RX queue
  * @index (when index < real_num_rx_queues), and the NAPI context that
  * completes the one and receives the other.
  *
@@ -124,6 +124,7 @@ struct refnic_queue {
 	u32			tail;
 	u32			fault_busy_calls;	/* since the last injected busy */
 	u32			fault_stop_frames;	/* since the last injected stop */
+	u32			fault_drop_calls;	/* since the last injected drop */
 	struct refnic_xmit_stats xstats;
 
 	/* the wire: its timer callbacks never run concurrently */
@@ -157,6 +158,7 @@ struct refnic_queue {
 struct refnic_fault {
 	u32			busy_every;	/* every Nth xmit returns NETDEV_TX_BUSY */
 	u32			stop_every;	/* stop the queue after every Nth frame */
+	u32			drop_every;	/* every Nth xmit drops the frame */
 	u32			fail_ring_alloc; /* 1: every ring allocation fails */
 };
 

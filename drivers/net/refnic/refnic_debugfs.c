@@ -4,6 +4,7 @@
  *
  *	/sys/kernel/debug/refnic/<ifname>/busy_every
  *	/sys/kernel/debug/refnic/<ifname>/stop_every
+ *	/sys/kernel/debug/refnic/<ifname>/drop_every
  *	/sys/kernel/debug/refnic/<ifname>/fail_ring_alloc
  *
  * The directory follows the device's name (a rename moves it). Names are
@@ -34,7 +35,7 @@ static int refnic_busy_every_set(void *data, u64 val)
 	return 0;
 }
 
-static int refnic_stop_every_set(void *data, u64 val)
+static int refnic_every_set(void *data, u64 val)
 {
 	if (val > U32_MAX)
 		return -EINVAL;
@@ -52,8 +53,8 @@ static int refnic_bool_set(void *data, u64 val)
 
 DEFINE_DEBUGFS_ATTRIBUTE(refnic_busy_every_fops, refnic_dbg_get,
 			 refnic_busy_every_set, "%llu\n");
-DEFINE_DEBUGFS_ATTRIBUTE(refnic_stop_every_fops, refnic_dbg_get,
-			 refnic_stop_every_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(refnic_every_fops, refnic_dbg_get,
+			 refnic_every_set, "%llu\n");
 DEFINE_DEBUGFS_ATTRIBUTE(refnic_bool_fops, refnic_dbg_get, refnic_bool_set,
 			 "%llu\n");
 
@@ -72,7 +73,10 @@ void refnic_debugfs_add(struct net_device *dev)
 				   &refnic_busy_every_fops);
 	debugfs_create_file_unsafe("stop_every", 0600, d,
 				   &priv->fault.stop_every,
-				   &refnic_stop_every_fops);
+				   &refnic_every_fops);
+	debugfs_create_file_unsafe("drop_every", 0600, d,
+				   &priv->fault.drop_every,
+				   &refnic_every_fops);
 	debugfs_create_file_unsafe("fail_ring_alloc", 0600, d,
 				   &priv->fault.fail_ring_alloc,
 				   &refnic_bool_fops);

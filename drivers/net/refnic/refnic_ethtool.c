@@ -25,6 +25,8 @@ enum {
 	REFNIC_S_TX_TIMEOUTS,
 	REFNIC_S_TX_FAULT_BUSY,
 	REFNIC_S_TX_FAULT_STOP,
+	REFNIC_S_TX_FAULT_DROP,
+	REFNIC_S_TX_DROPPED,
 	REFNIC_S_TX_CARRIER_ERRORS,
 	REFNIC_S_HIST,
 	REFNIC_S_TXQ = REFNIC_S_HIST + REFNIC_HIST_BUCKETS,
@@ -34,7 +36,7 @@ static const char refnic_txq_names[REFNIC_S_HIST][ETH_GSTRING_LEN] = {
 	"tx_packets", "tx_bytes", "tx_doorbells", "tx_xmit_more",
 	"tx_stops", "tx_wakes", "tx_ring_full", "tx_completions",
 	"napi_polls", "tx_timeouts", "tx_fault_busy", "tx_fault_stop",
-	"tx_carrier_errors",
+	"tx_fault_drop", "tx_dropped", "tx_carrier_errors",
 };
 
 static const char refnic_hist_names[REFNIC_HIST_BUCKETS][ETH_GSTRING_LEN] = {
@@ -56,7 +58,7 @@ static const char refnic_rx_names[REFNIC_S_RX][ETH_GSTRING_LEN] = {
 	"rx_packets", "rx_bytes", "rx_dropped",
 };
 
-#define REFNIC_S_TOTALS	(REFNIC_S_TXQ + REFNIC_S_RX + 1)	/* + tx_dropped */
+#define REFNIC_S_TOTALS	(REFNIC_S_TXQ + REFNIC_S_RX)
 
 enum { REFNIC_PFLAG_BQL, REFNIC_PFLAGS };
 
@@ -103,7 +105,6 @@ static void refnic_get_strings(struct net_device *dev, u32 sset, u8 *data)
 			refnic_puts(&data, refnic_rx_names[j]);
 		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
 			refnic_puts(&data, refnic_hist_names[j]);
-		refnic_puts(&data, "tx_dropped");
 		for (i = 0; i < dev->real_num_tx_queues; i++) {
 			for (j = 0; j < REFNIC_S_HIST; j++)
 				ethtool_sprintf(&data, "txq%u_%s", i,
@@ -135,6 +136,8 @@ static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
 		v[REFNIC_S_TX_TIMEOUTS] = u64_stats_read(&q->xstats.timeouts);
 		v[REFNIC_S_TX_FAULT_BUSY] = u64_stats_read(&q->xstats.fault_busy);
 		v[REFNIC_S_TX_FAULT_STOP] = u64_stats_read(&q->xstats.fault_stop);
+		v[REFNIC_S_TX_FAULT_DROP] = u64_stats_read(&q->xstats.fault_drop);
+		v[REFNIC_S_TX_DROPPED] = u64_stats_read(&q->xstats.dropped);
 		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
 			v[REFNIC_S_HIST + j] = u64_stats_read(&q->xstats.hist[j]);
 	} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
@@ -156,7 +159,7 @@ static void refnic_get_ethtool_stats(struct net_device *dev,
 {
 	struct refnic_priv *priv = netdev_priv(dev);
 	u64 *txq_data = data + REFNIC_S_TOTALS;
-	u64 tot[REFNIC_S_TXQ] = {}, rx[REFNIC_S_RX] = {}, txdrop = 0;
+	u64 tot[REFNIC_S_TXQ] = {}, rx[REFNIC_S_RX] = {};
 	unsigned int i, j, start;
 
 	for (i = 0; i < priv->nqueues; i++) {
@@ -174,7 +177,6 @@ static void refnic_get_ethtool_stats(struct net_device *dev,
 			start = u64_stats_fetch_begin(&q->nstats.syncp);
 			rx[REFNIC_S_RX_PACKETS] += u64_stats_read(&q->nstats.rx_packets);
 			rx[REFNIC_S_RX_BYTES] += u64_stats_read(&q->nstats.rx_bytes);
-			txdrop += u64_stats_read(&q->nstats.tx_dropped);
 		} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
 		do {
 			start = u64_stats_fetch_begin(&q->rstats.syncp);
@@ -187,8 +189,6 @@ static void refnic_get_ethtool_stats(struct net_device *dev,
 	memcpy(data, rx, sizeof(rx));
 	data += REFNIC_S_RX;
 	memcpy(data, tot + REFNIC_S_HIST, REFNIC_HIST_BUCKETS * sizeof(u64));
-	data += REFNIC_HIST_BUCKETS;
-	*data = txdrop;
 }
 
 static void refnic_get_ringparam(struct net_device *dev,

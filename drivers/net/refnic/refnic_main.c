@@ -50,12 +50,14 @@
  *			(packets sent with xmit_more), tx_stops (queue stopped
  *			by the ring or BQL), tx_wakes, tx_ring_full (stops
  *			because the ring was full), tx_completions, napi_polls,
- *			tx_timeouts, tx_fault_busy, tx_fault_stop (injected
- *			faults, below), tx_carrier_errors (pair: frames sent
+ *			tx_timeouts, tx_fault_busy, tx_fault_stop,
+ *			tx_fault_drop (injected faults, below), tx_dropped
+ *			(frames taken and freed before the ring: not in
+ *			tx_packets), tx_carrier_errors (pair: frames sent
  *			while the peer was down, lost on the link),
  *			tx_doorbell_pkts_* (packets per doorbell: 1, 2, 3_4,
  *			5_8, 9_16, 17_32, 33_64, 65_up)
- *			and rx_packets, rx_bytes, rx_dropped, tx_dropped.
+ *			and rx_packets, rx_bytes, rx_dropped.
  *
  * Fault injection, per device, in debugfs (refnic_debugfs.c), 0 = off:
  *   /sys/kernel/debug/refnic/<ifname>/busy_every N
@@ -71,14 +73,21 @@
  *			is requeued by the core); its completion wakes it, as
  *			after a ring-full stop. Counted in tx_fault_stop (stops
  *			of a queue already stopped are not made nor counted).
+ *   /sys/kernel/debug/refnic/<ifname>/drop_every N
+ *			every Nth ndo_start_xmit call on a TX queue drops the
+ *			frame, as a driver does when it cannot map a frame for
+ *			DMA: freed, nothing posted, BQL not told (frames posted
+ *			before it get their doorbell). N >= 1: 1 drops every
+ *			frame. Counted in tx_fault_drop and tx_dropped.
  *   /sys/kernel/debug/refnic/<ifname>/fail_ring_alloc 0|1
  *			1: every TX ring allocation fails (ip link set up,
  *			ethtool -G, ethtool -L then fail with ENOMEM and
  *			change nothing).
  *
- * Every frame the driver takes is accounted for: in a pair A -> B, once both
- * are drained, A's tx_packets = B's rx_packets + B's rx_dropped + A's
- * tx_carrier_errors + A's tx_dropped. Reconfiguration (ring size, channels,
+ * Every frame the driver takes is accounted for: it is either dropped before
+ * the ring (tx_dropped) or posted (tx_packets), and in a pair A -> B, once
+ * both are drained, A's tx_packets = B's rx_packets + B's rx_dropped + A's
+ * tx_carrier_errors. Reconfiguration (ring size, channels,
  * the BQL flag, a TX timeout) and link down restart the datapath as a real
  * driver does, on rings allocated beforehand, so that it cannot fail half
  * way: the frames already given to the driver are sent at once (not dropped),
@@ -227,10 +236,10 @@ static void refnic_get_stats64(struct net_device *dev,
 			start = u64_stats_fetch_begin(&q->xstats.syncp);
 			tp = u64_stats_read(&q->xstats.packets);
 			tb = u64_stats_read(&q->xstats.bytes);
+			td = u64_stats_read(&q->xstats.dropped);
 		} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
 		do {
 			start = u64_stats_fetch_begin(&q->nstats.syncp);
-			td = u64_stats_read(&q->nstats.tx_dropped);
 			rp = u64_stats_read(&q->nstats.rx_packets);
 			rb = u64_stats_read(&q->nstats.rx_bytes);
 		} while (u64_stats_fetch_retry(&q->nstats.syncp, start));

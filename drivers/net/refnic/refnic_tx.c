@@ -89,8 +89,7 @@ static void refnic_txq_completed_mb(struct netdev_queue *txq, bool bql,
 
 /* ---- the completion interrupt ------------------------------------------ */
 
-/*
- * Interrupt moderation as ethtool's uapi defines it: an interrupt after
+/* Interrupt moderation as ethtool's uapi defines it: an interrupt after
  * tx-frames completions, or tx-usecs after the first of them, whichever comes
  * first; 0 disables either. With tx-usecs 0 no timer runs and the interrupt
  * also fires when the wire has sent everything it was given (the "TX queue
@@ -148,8 +147,7 @@ static enum hrtimer_restart refnic_irq_timer(struct hrtimer *timer)
 
 /* ---- the wire ---------------------------------------------------------- */
 
-/*
- * The port has one line, shared by its TX queues at the line rate: each
+/* The port has one line, shared by its TX queues at the line rate: each
  * queue puts its next frame on it when the line is free, first come first
  * served; as a queue has at most one frame on the line, backlogged queues
  * take turns. A queue whose ring had drained starts no earlier than now. A
@@ -407,6 +405,25 @@ static netdev_tx_t refnic_xmit_busy(struct refnic_queue *q, u64_stats_t *cnt)
 	return NETDEV_TX_BUSY;
 }
 
+/* A frame dropped before it reaches the ring, as a driver does when it
+ * cannot map the frame for DMA: freed and counted, nothing posted, BQL not
+ * told. Frames posted before it get their doorbell at the end of the batch.
+ */
+static netdev_tx_t refnic_xmit_drop(struct refnic_queue *q,
+				    struct sk_buff *skb, bool more,
+				    u64_stats_t *cnt)
+{
+	if (!more && q->tail != q->prod)
+		refnic_doorbell(q);
+	u64_stats_update_begin(&q->xstats.syncp);
+	u64_stats_inc(&q->xstats.dropped);
+	if (cnt)
+		u64_stats_inc(cnt);
+	u64_stats_update_end(&q->xstats.syncp);
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
@@ -419,19 +436,22 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	u32 every;
 	bool ring;
 
-	if (unlikely(!q->ring)) {
-		/* A queue beyond the channel count: only a sender that
-		 * picked it before the count shrank (pktgen) gets here.
-		 */
-		dev_core_stats_tx_dropped_inc(dev);
-		dev_kfree_skb_any(skb);
-		return NETDEV_TX_OK;
-	}
+	/* A queue beyond the channel count: only a sender that picked it
+	 * before the count shrank (pktgen) gets here.
+	 */
+	if (unlikely(!q->ring))
+		return refnic_xmit_drop(q, skb, more, NULL);
 
 	every = READ_ONCE(priv->fault.busy_every);
 	if (unlikely(every) && ++q->fault_busy_calls >= every) {
 		q->fault_busy_calls = 0;
 		return refnic_xmit_busy(q, &q->xstats.fault_busy);
+	}
+
+	every = READ_ONCE(priv->fault.drop_every);
+	if (unlikely(every) && ++q->fault_drop_calls >= every) {
+		q->fault_drop_calls = 0;
+		return refnic_xmit_drop(q, skb, more, &q->xstats.fault_drop);
 	}
 
 	if (unlikely(!refnic_xmit_room(q))) {
