@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The reschedule that keeps a misjudged batch from stalling the queue. On
+# the BQL path the qdisc infers where a core batch starts from BQL's
+# counters (sch_pfifo_bulk.c, top). A driver that drops whole batches
+# before its ring (refnic drop_every 1: a DMA mapping failure on every
+# frame) never moves them: after a batch that ended at bulk_pkts, the next
+# batch's first call looks like the same batch going on, at its cap, and
+# returns NULL while packets wait. Only the qdisc's reschedule (MISSED, or
+# __netif_schedule when locked) runs it again; without it the backlog waits
+# for the next enqueue, which may never come.
+#
+# A backlog first: a 1 Mb/s line with BQL, and pktgen queueing its whole
+# load far faster; then, with nothing more to come, the driver starts
+# dropping everything, and the backlog drains in batches of bulk_pkts that
+# never reach the ring. Without the reschedule only the completions of the
+# frames still on the line (as many as BQL let out) would run the qdisc. The drain is watched by
+# observing only: the device's counters in sysfs (tx_packets, posted before
+# the drops began, and tx_dropped), never a dump of the qdisc (a dump does
+# not heal a stall today, but a test of a stall must not depend on that);
+# the qdisc is dumped once at the end. Lockless root, and a locked mq
+# child. Counters only.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_trace.sh"
+. "$(dirname "$0")/lib_userspace.sh"
+. "$(dirname "$0")/lib_refnic.sh"
+require_root
+require_cmd tc jq ethtool
+load_module sch_pfifo_bulk
+load_module refnic
+modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
+defer refnic_pktgen_stop
+
+n=1000 cap=4
+
+# gone DEV: frames DEV posted or dropped (sysfs)
+gone() {
+	echo $(($(link_stat "$1" tx_packets) + $(link_stat "$1" tx_dropped)))
+}
+
+# drained DEV: all $n frames of the load left the device, posted or dropped.
+drained() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(gone "$1")" -ge $n ] && return 0
+		sleep 0.1
+	done
+	echo "# $1: $(gone "$1") of $n frames left the device, none for 10 s"
+	return 1
+}
+
+# backlog DEV HANDLE...: the load through the qdiscs HANDLE...; once a
+# backlog stands, the driver drops every frame. Checks the drain (counts
+# summed over the qdiscs).
+backlog() {
+	local dev=$1 i pid sent drops qlen resched endp
+	shift
+	must ethtool -s "$dev" speed 1
+	REFNIC_PKTGEN_CPUS=1 refnic_pktgen "$dev" queue_xmit $n &
+	pid=$!
+	# the whole load queued: pktgen outruns the line by far
+	for ((i = 0; i < 200; i++)); do
+		pktgen_sent "$dev" 2>/dev/null
+		[ "$REPLY" -ge $n ] && break
+		sleep 0.05
+	done
+	echo "# $dev: $REPLY frames queued, $(gone "$dev") gone: the driver drops from now on"
+	must sh -c "echo 1 > $(refnic_dbg "$dev" drop_every)"
+	# pktgen waits for its last frame to be freed: after a stall, for
+	# ever, until its start request is interrupted
+	check "$dev: every frame left the device" drained "$dev" || kill $pid
+	refnic_pktgen_end $pid
+	read -r sent drops qlen <<< "$(qdisc_counts "$dev" "$@" |
+		awk '{ s += $1; d += $2; q += $3 } END { print s, d, q }')"
+	read -r resched endp <<< "$($PFB_NL dump "$dev" | jq -r --arg h " $* " \
+		'[.[] | select(.handle as $x | $h | contains(" " + $x + " ")) | .xstats] |
+		 "\(map(.reschedules) | add) \(map(.end_pkts) | add)"')"
+	echo "# $dev: qdisc sent $sent, dropped $drops, queued $qlen; batches ended at bulk_pkts $endp," \
+	     "reschedules $resched; driver posted $(link_stat "$dev" tx_packets), dropped" \
+	     "$(link_stat "$dev" tx_dropped)"
+	check_eq "$dev: the qdisc drained: sent all, none left" "$sent $qlen" "$n 0"
+	check_cmp "$dev: the driver dropped most of them" "$(link_stat "$dev" tx_dropped)" ">=" $((n / 2))
+	check_cmp "$dev: batches ended at bulk_pkts $cap" "$endp" ">=" $((n / 2 / cap))
+	check_cmp "$dev: the qdisc rescheduled itself" "$resched" ">" 0
+}
+
+dev=pfbrs0
+ip link add $dev type refnic || setup_failed "refnic $dev"
+defer "ip link del $dev"
+sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
+must ip link set $dev up
+must tc qdisc add dev $dev root handle 1: pfifo_bulk mode bql bulk_pkts $cap limit $((2 * n))
+check_eq "root: lockless, on the BQL path" \
+	"$(tc -j qdisc show dev $dev | jq -c '.[0].options | [.lockless, .effective_mode]')" '[true,"bql"]'
+backlog $dev 1:
+
+# pktgen sends on TX queue 0: the first child
+mq=pfbrs1
+ip link add $mq numtxqueues 2 type refnic || setup_failed "refnic $mq"
+defer "ip link del $mq"
+sysctl -qw net.ipv6.conf.$mq.disable_ipv6=1
+must ip link set $mq up
+must tc qdisc add dev $mq root handle 1: mq
+for i in 1 2; do
+	must tc qdisc add dev $mq parent 1:$i handle 1$i: pfifo_bulk mode bql bulk_pkts $cap \
+		limit $((2 * n))
+done
+check_eq "mq children: locked" \
+	"$(tc -j qdisc show dev $mq | jq -c '[.[] | select(.kind == "pfifo_bulk") | .options.lockless] | unique')" '[false]'
+backlog $mq 11: 12:
+pfb_exit
