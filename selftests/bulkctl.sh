@@ -4,7 +4,8 @@
 # bulkctl against the kernel qdisc. Proves: without the module, add says to
 # modprobe sch_pfifo_bulk, in one line; add, change, replace and del send the
 # right netlink flags (add refuses an existing qdisc, change needs one and
-# says to use add or replace, replace creates or changes, del only removes a
+# says to use add or replace, or replace over another kind, replace
+# creates or changes, del only removes a
 # pfifo_bulk), with "dev", root, parent and handle, and only the options
 # given change; -n NETNS works as ip -n; show lists only pfifo_bulk qdiscs,
 # all of them or one device's, says so and exits 2 when DEV has none, and
@@ -94,6 +95,8 @@ check_eq "del removed it" "$(kind $dev2)" noqueue
 expect_fail "del where there is none (noqueue)" 2 '^Error: Invalid qdisc name\.$' "$B" del $dev2
 check "pfifo root" tc qdisc add dev $dev2 root handle 1: pfifo
 expect_fail "del of another kind" 2 '^Error: Invalid qdisc name' "$B" delete $dev2
+expect_fail "change of another kind" 2 "^Error: the qdisc on $dev2 is not pfifo_bulk: use replace\.\$" \
+	"$B" change $dev2 root limit 5
 check_eq "the pfifo is still there" "$(kind $dev2)" pfifo
 check "pfifo removed" tc qdisc del dev $dev2 root
 

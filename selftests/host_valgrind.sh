@@ -192,6 +192,8 @@ expect_1line "bulkctl coalesce_usecs 50us" 1 \
 expect_1line "bulkctl coalesce_pkts x" 1 'invalid "coalesce_pkts": "x" \(a number of packets\)' \
 	"${B[@]}" add lo coalesce_pkts x
 expect_1line "bulkctl missing value" 1 'missing value for "limit"' "${B[@]}" add lo limit
+expect_1line "bulkctl a typo taken for the device" 1 '^bulkctl: add: cannot find device "limt"$' \
+	"${B[@]}" add limt 5
 expect_1line "bulkctl duplicate" 1 'duplicate "bulk_pkts"' "${B[@]}" add lo bulk_pkts 1 bulk_pkts 2
 expect_1line "bulkctl duplicate dev" 1 'duplicate "dev"' "${B[@]}" show dev lo dev lo
 expect_1line "bulkctl unknown word" 1 '^bulkctl: add: unknown argument "burst"; try "bulkctl add help"$' \

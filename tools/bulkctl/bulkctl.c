@@ -539,6 +539,10 @@ static void __attribute__((noreturn)) kernel_failed(const char *dev)
 	else if (e == ENOENT && strcmp(verb, "change") == 0)
 		fprintf(stderr, "Error: no qdisc to change on %s: use add or replace.\n",
 			shown(dev));
+	else if (e == EINVAL && strcmp(verb, "change") == 0 &&
+		 strstr(ext_msg, "Invalid qdisc name"))
+		fprintf(stderr, "Error: the qdisc on %s is not %s: use replace.\n",
+			shown(dev), PFB_KIND);
 	else if (n)
 		fprintf(stderr, "Error: %s%s\n", ext_msg, ext_msg[n - 1] == '.' ? "" : ".");
 	else
@@ -582,6 +586,9 @@ static int do_modify(int argc, char **argv)
 			continue;
 		}
 		type = del ? 0 : pfb_opt_type(w);
+		/* "add limt 5": the typo was taken for the device */
+		if (!type && dev)
+			dev_index(dev);
 		if (!type)
 			bad_arg("unknown argument \"%s\"; try \"bulkctl %s help\"",
 				shown(w), verb);
