@@ -25,17 +25,17 @@ opts() {
 check "add with defaults" $PFB_NL add $dev -H 1:
 txql=$(cat /sys/class/net/$dev/tx_queue_len)
 check_eq "default options" "$(opts | jq -c 'del(.effective_mode)')" \
-	"{\"limit\":$txql,\"bulk_bytes\":0,\"bulk_pkts\":0,\"mode\":\"auto\",\"lockless\":true}"
+	"{\"limit\":$txql,\"bulk_bytes\":0,\"bulk_pkts\":0,\"mode\":\"auto\",\"lockless\":true,\"coalesce_usecs\":0,\"coalesce_pkts\":8}"
 check "effective mode is bql or nobql" \
 	eval "opts | jq -e '.effective_mode == \"bql\" or .effective_mode == \"nobql\"'"
 check "tc shows the kind" eval "tc qdisc show dev $dev | grep -q \"^qdisc pfifo_bulk 1: root\""
 
 check "change every option" $PFB_NL change $dev limit 77 bulk_bytes 3000 bulk_pkts 8 mode nobql
 check_eq "round trip" "$(opts)" \
-	'{"limit":77,"bulk_bytes":3000,"bulk_pkts":8,"mode":"nobql","effective_mode":"nobql","lockless":true}'
+	'{"limit":77,"bulk_bytes":3000,"bulk_pkts":8,"mode":"nobql","effective_mode":"nobql","lockless":true,"coalesce_usecs":0,"coalesce_pkts":8}'
 check "change one option" $PFB_NL change $dev bulk_pkts 4
 check_eq "others kept" "$(opts)" \
-	'{"limit":77,"bulk_bytes":3000,"bulk_pkts":4,"mode":"nobql","effective_mode":"nobql","lockless":true}'
+	'{"limit":77,"bulk_bytes":3000,"bulk_pkts":4,"mode":"nobql","effective_mode":"nobql","lockless":true,"coalesce_usecs":0,"coalesce_pkts":8}'
 check "mode bql" $PFB_NL change $dev mode bql
 check_eq "forced bql is effective" "$(opts | jq -r .effective_mode)" bql
 check "nest without NLA_F_NESTED" \
@@ -81,7 +81,7 @@ tc qdisc del dev $dev root
 check "add on tx_queue_len 0" $PFB_NL add $dev -H 1:
 check_eq "default limit as pfifo's" "$(opts | jq -r .limit)" "$pfifo_limit"
 check_eq "xstats keys" "$($PFB_NL xstats $dev | jq -c 'keys_unsorted')" \
-	'["batches","batch_pkts","batch_bytes","hist","end_bytes","end_pkts","end_budget","end_empty","reschedules","bypassed"]'
+	'["batches","batch_pkts","batch_bytes","hist","end_bytes","end_pkts","end_budget","end_empty","reschedules","bypassed","held","release_pkts","release_timer","sent_at_once","held_ns","held_ns_max"]'
 check_eq "histogram buckets" "$($PFB_NL xstats $dev | jq -c '.hist | keys_unsorted')" \
 	'["1","2","3-4","5-8","9-16","17-32","33-64","65+"]'
 tc qdisc del dev $dev root

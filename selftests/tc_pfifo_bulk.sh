@@ -161,10 +161,11 @@ check "mean_batch = batch_pkts / batches, to two decimals" \
 want=$(jq -r '"  batches \(.batches) batch_pkts \(.batch_pkts) batch_bytes \(.batch_bytes) mean_batch X",
 	"  batch_hist " + ([.batch_hist | to_entries[] | "\(.key):\(.value)"] | join(" ")),
 	"  end_bytes \(.end_bytes) end_pkts \(.end_pkts) end_budget \(.end_budget) end_empty \(.end_empty)",
-	"  reschedules \(.reschedules) bypassed \(.bypassed)"' <<< "$stats")
+	"  reschedules \(.reschedules) bypassed \(.bypassed)",
+	"  held \(.held) release_pkts \(.release_pkts) release_timer \(.release_timer) sent_at_once \(.sent_at_once) held_ns \(.held_ns) held_ns_max \(.held_ns_max)"' <<< "$stats")
 text=$(tc -s qdisc show dev $sdev)
 check "tc -s text: xstats lines" \
-	diff <(sed -e 's/ *$//' -e 's/mean_batch [0-9.]*/mean_batch X/' <<< "$text" | tail -n 4) - <<< "$want"
+	diff <(sed -e 's/ *$//' -e 's/mean_batch [0-9.]*/mean_batch X/' <<< "$text" | tail -n 5) - <<< "$want"
 check_eq "tc -s text: mean_batch" "$(grep -o 'mean_batch [0-9.]*' <<< "$text")" \
 	"mean_batch $(awk -v p="$bpkts" -v b="$batches" 'BEGIN { printf "%.2f", p / b }')"
 
