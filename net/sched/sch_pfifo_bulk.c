@@ -921,9 +921,12 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (dropped)
 		qdisc_tree_reduce_backlog(sch, dropped, dropped_bytes);
-	waiting = pfb_waiting(q);
+	/* held packets may leave now (new coalescing options); only a qdisc
+	 * the core runs itself holds any (a parent's child must not be run
+	 * behind the parent's back)
+	 */
+	waiting = pfb_waiting(q) && pfb_runs_batches(sch);
 	pfb_consumer_unlock(sch);
-	/* held packets may leave now (new coalescing options), or later */
 	if (waiting)
 		__netif_schedule(sch);
 	return 0;
