@@ -49,13 +49,16 @@ bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
 rx0=$(refnic_stat $b rx_packets $ns)
 rp0=$(refnic_stat $b napi_polls $ns)
 tp0=$(ethtool_stat $a napi_polls)
+tx0=$(ethtool_stat $a tx_packets) txd0=$(ethtool_stat $a tx_dropped)
 REFNIC_PKTGEN_CPUS=1 REFNIC_PKTGEN_DELAY=2000000 refnic_pktgen $a queue_xmit 1000 1 "$bmac"
 check "$a drained" refnic_quiesce $a
 check_eq "every frame of the trickle reached $b" "$(refnic_wait_accounted $a $b $ns)" 0
 rx=$(($(refnic_stat $b rx_packets $ns) - rx0))
 rp=$(($(refnic_stat $b napi_polls $ns) - rp0))
 tp=$(($(ethtool_stat $a napi_polls) - tp0))
-echo "# trickle: $b received $rx frames in $rp polls; $a completed them in $tp polls"
+echo "# trickle: $b received $rx frames in $rp polls; $a completed them in $tp polls;" \
+     "$a posted $(($(ethtool_stat $a tx_packets) - tx0)), dropped $(($(ethtool_stat $a tx_dropped) - txd0))," \
+     "its qdisc dropped $(qdisc_stat $a drops); pktgen: $(grep -ho 'pkts-sofar: [0-9]*  errors: [0-9]*' /proc/net/pktgen/$a@*)"
 check_eq "$b received the trickle" "$rx" 1000
 check_cmp "frames reached $b one by one, not held for the timer" "$rp" ">=" $((rx * 3 / 5))
 check_cmp "completions were coalesced" "$tp" "<=" $((rx / 2))
