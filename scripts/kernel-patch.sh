@@ -244,14 +244,18 @@ if [ -n "$check" ]; then
 		die "the series does not apply to $srcname"
 
 	# checkpatch in tree mode needs a whole kernel tree: the debug
-	# kernels' source when it is there, otherwise --no-tree.
+	# kernels' source when it is there, otherwise --no-tree, learning the
+	# kernel's CamelCase type names (struct Qdisc) from the installed
+	# headers, as "make checkpatch" does: on a fresh host the series is
+	# made before the source is unpacked.
 	cp=$(ls "$cache"/linux-source-6.12/scripts/checkpatch.pl 2>/dev/null) ||
 		die "no checkpatch.pl under $cache/linux-source-6.12 (make setup)"
 	root=$(ls -d "$cache"/debug-kernel/src-* 2>/dev/null | sort -V | tail -n1 || true)
+	hdr=$(ls -d /usr/src/linux-headers-6.12.*-common 2>/dev/null | sort -V | tail -n1 || true)
 	if [ -n "$root" ] && [ -f "$root/.pfb-unpacked" ]; then
 		mode=(--root="$root")
 	else
-		mode=(--no-tree)
+		mode=(--no-tree ${hdr:+--root="$hdr"})
 	fi
 	log "checkpatch.pl --strict ${mode[*]}"
 	(cd "$out" && GIT_DIR=/nonexistent perl "$cp" --strict "${mode[@]}" --show-types \
