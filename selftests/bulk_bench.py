@@ -47,9 +47,25 @@ Definitions (shared/DESIGN.md), per measurement window:
              driver (TCQ_F_CAN_BYPASS), unseen by the tracepoint: "bypassed"
              is that share of the qdisc's packets, "batch (+bypass)" the
              mean counting each of them as a batch
-  doorbells/pkt  refnic tx_doorbells / tx_packets (ethtool -S)
+  doorbells/pkt  refnic tx_doorbells / tx_packets (ethtool -S); virtio_net's TX
+             kicks (ethtool -S, tx_queue_N_kicks on 6.1, txN_kicks on 6.12,
+             summed over the TX queues) / sent; none for other drivers
   CPU ns/pkt busy time from /proc/stat (all CPUs) / sent packets
+  pktgen runs/frame, pktgen ns/frame
+             paced loads: times pktgen's threads went onto a CPU, and their
+             CPU time (/proc/PID/schedstat), per frame pktgen made. A thread
+             that sleeps out every delay runs about once per frame; well
+             under 1, it busy-waited for most frames, and busy CPU per
+             packet measures pktgen's waiting more than the transmit path
   service demand  busy CPU us per MB received (tcp)
+  held, released by pkts, released by timer, sent at once
+             pfifo_bulk's coalescing xstats per run (coalesce configurations):
+             batches held back, holds ended because coalesce_pkts waited or
+             by the timer, batches sent at once (their first packet came a
+             window or more after the one before)
+  held mean us, held max us
+             how long a held batch's oldest packet waited: held_ns / holds
+             released, and held_ns_max (a fresh qdisc per run: the run's)
 Ratios candidate/base are ratios of means with a 95 % confidence interval
 (log scale, Welch's t); a target is met only when the whole interval clears
 it, a regression is listed only when the whole interval is worse by > 1 %.
@@ -58,6 +74,29 @@ refnic's doorbell costs what its module parameter doorbell_ns says; when the
 module leaves it at 0 (a free doorbell), the benchmark sets 1000 ns, about a
 trapped MMIO write in a guest (--doorbell-ns). Tables and results.json say
 which cost the run used.
+
+What coalescing buys (load paced64, configurations coalesce and coalesce50):
+pktgen queue_xmit 64 B frames as pktgen64, each thread waiting gap x CPUs
+between its frames (pktgen "delay"), so that all together send a frame
+every --pace-gap-us (default 100 us: 10,000 frames/s, a quarter to an
+eighth of what a 2-vCPU TCG guest sends flat out). Nothing builds a
+backlog: every qdisc sends each packet alone, a doorbell each, unless it
+holds them back. pktgen busy-waits for a delay under 100 us and sleeps
+above: a pace whose delay per thread is under 100 us is refused, since busy
+CPU per packet would then measure pktgen's waiting. That is not enough
+under TCG, where timers fire late: a thread woken late is behind its
+schedule and busy-waits whenever less than 100 us of a delay is left;
+"pktgen runs/frame" shows how often it slept (0.04-0.33 measured: read
+doorbells, holds and latency there, busy CPU on KVM or a real host).
+coalesce is pfifo_bulk coalesce_usecs W coalesce_pkts 8, W = --coalesce-usecs (default 8 x the
+gap, what 8 frames take at the pace, so that a batch of 8 can form in the
+window); coalesce50 has the 50 us window an operator of a fast host would
+set, which under TCG at this pace holds little (its frames come more than
+50 us apart: sent at once). Run it in the scenarios cpu-bound (refnic's
+doorbell costs) and nic (virtio_net kicks), and the load rr with the same
+configurations for what the window costs in latency; the ratios compare
+coalesce with pfifo_bulk, pfifo and pfifo_fast, coalesce50 with pfifo_bulk:
+  bulk_bench.sh -s cpu-bound -l paced64,rr -c pfifo_bulk,coalesce,coalesce50,pfifo,pfifo_fast
 
 --dump-check: pfifo_bulk alone, with "tc -s qdisc show" of its device in a
 tight loop beside the load, and with the same loop on an idle pfifo_bulk of
@@ -103,6 +142,22 @@ DOORBELL_NS = 1000
 # The real NIC's traffic goes to this neighbour (RFC 2544 benchmark range),
 # which exists nowhere: the VM's backend (restrict=on) drops it.
 NIC_DST, NIC_SRC = "198.18.0.1", "198.18.0.2"
+# paced64: the mean gap between frames of all pktgen threads together. 10,000
+# frames/s, a quarter to an eighth of what a 2-vCPU TCG guest sends flat
+# out: no backlog builds, so every packet leaves alone unless the qdisc
+# holds it (coalescing).
+PACE_GAP_US = 100
+# pktgen busy-waits for a delay under 100 us (net/core/pktgen.c spin()) and
+# sleeps on an hrtimer above: a spinning sender would make busy CPU per
+# packet measure the spinning. A thread's delay must be at least this.
+PKTGEN_SPIN_NS = 100000
+# coalesce: hold until this many packets wait (the qdisc's default); the
+# window defaults to what that many frames take at the pace
+COALESCE_PKTS = 8
+# virtio_net's doorbell: a "kick" (a notification to the device) per TX
+# queue, tx_queue_N_kicks on 6.1, txN_kicks on 6.12 (which also has a total,
+# tx_kicks, left out of the sum)
+VIRTIO_KICKS = re.compile(r"^tx(?:_queue_)?\d+_kicks$")
 
 REGIMES = {
     "interleaved": "interleaved vCPUs (single-threaded TCG)",
@@ -119,6 +174,12 @@ CONFIGS = {
     "pfifo": "pfifo",
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
+    # coalescing: the window is filled in from --coalesce-usecs at startup
+    # (default: what COALESCE_PKTS frames take at the pace, so that a batch
+    # can form in it); coalesce50 is what an operator of a fast host would
+    # set, a window that TCG's pace mostly cannot fill (batches sent at once)
+    "coalesce": None,
+    "coalesce50": "pfifo_bulk coalesce_usecs 50 coalesce_pkts %d" % COALESCE_PKTS,
     # pfifo_bulk with "tc -s qdisc show" in a tight loop beside the load:
     # of the device under test, and of an idle pfifo_bulk on another device
     # (the same work for the loop, none of it on the qdisc under load)
@@ -145,12 +206,15 @@ SCENARIOS = {
 LOADS = {
     "pktgen64": "pktgen queue_xmit 64 B frames, one thread per CPU",
     "pktgen1500": "pktgen queue_xmit 1514 B frames, one thread per CPU",
+    "paced64": "pktgen queue_xmit 64 B frames, one thread per CPU, paced (pktgen delay)",
     "udp": "UDP stream of 64 B datagrams, one sender per CPU",
     "tcp": "TCP_STREAM-like: a TCP flow per CPU across a refnic pair, 16 KB writes, "
            "one segment per skb (gso_max_segs 1, as with GSO off)",
     "rr": "UDP request/response across a refnic pair, 1 in flight",
 }
 PAIR_ONLY = ("tcp", "rr")	# need the refnic pair: not on the real NIC
+# the pktgen loads: frame size (pkt_size, without the FCS) and whether paced
+PKTGEN_LOADS = {"pktgen64": (60, False), "pktgen1500": (1514, False), "paced64": (60, True)}
 
 # Spin-lock functions counted (kprobe event, function); combined = all.
 LOCKS = {
@@ -185,6 +249,17 @@ FIGURES = {
     "p90_us": ("p90 us", "{:.0f}", "low"),
     "p95_us": ("p95 us", "{:.0f}", "low"),
     "p99_us": ("p99 us", "{:.0f}", "low"),
+    # pfifo_bulk's coalescing xstats, per run: holds, how they ended, batches
+    # sent at once, the wait of a held batch's oldest packet (mean, longest)
+    "held": ("held", "{:.0f}", None),
+    "release_pkts": ("released by pkts", "{:.0f}", None),
+    "release_timer": ("released by timer", "{:.0f}", None),
+    "sent_at_once": ("sent at once", "{:.0f}", None),
+    "held_mean_us": ("held mean us", "{:.0f}", None),
+    "held_max_us": ("held max us", "{:.0f}", None),
+    # paced loads: did pktgen sleep out its delays, or busy-wait?
+    "pg_runs_per_frame": ("pktgen runs/frame", "{:.2f}", None),
+    "pg_cpu_ns_per_frame": ("pktgen ns/frame", "{:.0f}", None),
 }
 for _n in LOCKS:
     FIGURES[_n + "_per_pkt"] = (_n + "/sent", "{:.2f}", "low")
@@ -192,6 +267,9 @@ for _n in LOCKS:
 SPLIT_LOCK_FIGS = {n + sfx for n in LOCKS for sfx in ("_per_pkt", "_per_offered")}
 HISTS = {"hist": "qdisc_dequeue tracepoint", "qd_hist": "pfifo_bulk xstats",
          "db_hist": "refnic packets per doorbell"}
+
+COALESCE_FIGS = ("held", "release_pkts", "release_timer", "sent_at_once", "held_mean_us",
+                 "held_max_us")
 
 # The tables: phase -> rows of figures (a row only when some figure has data)
 TABLES = {
@@ -204,19 +282,23 @@ TABLES = {
     "time": [("rates", ("offered_pps", "pps", "dropped_pps", "cpu_ns_per_pkt", "qd_mean_batch",
                         "doorbells_per_pkt", "dumps_per_s")),
              ("stream", ("mbps", "svc_us_per_mb")),
-             ("latency", ("p50_us", "p90_us", "p95_us", "p99_us"))],
+             ("latency", ("p50_us", "p90_us", "p95_us", "p99_us")),
+             ("coalescing, per run", COALESCE_FIGS),
+             ("pktgen threads (paced)", ("pg_runs_per_frame", "pg_cpu_ns_per_frame"))],
 }
 PHASE_TITLE = {"count": "counts (probes on)", "time": "times (no probes)"}
 
 # Ratios candidate/base, per phase; targets on some; regressions first.
 RATIOS = (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"),
           ("pfifo_bulk", "fq_codel"), ("bulk_bytes", "pfifo"), ("pfifo_bulk", "pfb_locked"),
-          ("pfifo_bulk+tcdump", "pfifo_bulk"), ("pfifo_bulk+tcdump", "pfifo_bulk+tcdump_idle"))
+          ("pfifo_bulk+tcdump", "pfifo_bulk"), ("pfifo_bulk+tcdump", "pfifo_bulk+tcdump_idle"),
+          ("coalesce", "pfifo_bulk"), ("coalesce", "pfifo"), ("coalesce", "pfifo_fast"),
+          ("coalesce50", "pfifo_bulk"))
 RATIO_FIGS = {
     "count": ("lockops_per_pkt", "lockops_per_offered", "lock_per_pkt", "trylock_per_pkt",
               "mean_batch", "qd_mean_batch", "doorbells_per_pkt"),
     "time": ("pps", "cpu_ns_per_pkt", "svc_us_per_mb", "mbps", "qd_mean_batch",
-             "doorbells_per_pkt", "p99_us"),
+             "doorbells_per_pkt", "p50_us", "p99_us"),
 }
 TARGETS = {
     ("pfifo_bulk", "pfifo_fast", "count", "lockops_per_pkt"): ("≤", 0.5),
@@ -546,6 +628,16 @@ def ethtool_stats(dev, ns=None):
     return out
 
 
+def doorbell_count(eth):
+    """The doorbells in an ethtool -S dump: refnic's tx_doorbells, else
+    virtio_net's TX kicks summed over its TX queues; None when the driver
+    counts neither (e1000e)."""
+    if "tx_doorbells" in eth:
+        return eth["tx_doorbells"]
+    kicks = [v for k, v in eth.items() if VIRTIO_KICKS.match(k)]
+    return sum(kicks) if kicks else None
+
+
 def link_stat(dev, key, ns=None):
     if ns:
         return int(sh("cat /sys/class/net/%s/statistics/%s" % (dev, key), ns=ns))
@@ -554,7 +646,8 @@ def link_stat(dev, key, ns=None):
 
 def qdisc_stats(dev, ns=None):
     """The root qdisc's counters (tc -s -j): packets, drops, qlen and, for
-    pfifo_bulk (with our tc plugin), batches, batch_pkts, batch_hist."""
+    pfifo_bulk (with our tc plugin), batches, batch_pkts, batch_hist, the
+    coalescing counters (held, release_pkts, ...) and its options."""
     out = json.loads(sh("tc -s -j qdisc show dev %s" % dev, ns=ns) or "[]")
     for q in out:
         if q.get("root") or q.get("parent") in (None, "root"):
@@ -568,7 +661,49 @@ def count_diff(a, b, key):
     return (b.get(key) or 0) - (a.get(key) or 0)
 
 
+def coalescing(q0, q1):
+    """pfifo_bulk's coalescing over a window, from its xstats: holds, how
+    they ended (coalesce_pkts reached, the timer), batches sent at once
+    (too sparse to wait for), and how long a held batch's oldest packet
+    waited, mean and longest. The longest is the qdisc's maximum since it
+    was made: a fresh qdisc per measurement, so this window's."""
+    released = count_diff(q0, q1, "release_pkts") + count_diff(q0, q1, "release_timer")
+    fig = {k: count_diff(q0, q1, k) for k in ("held", "release_pkts", "release_timer",
+                                               "sent_at_once")}
+    fig["held_mean_us"] = count_diff(q0, q1, "held_ns") / released / 1e3 if released else None
+    fig["held_max_us"] = (q1.get("held_ns_max") or 0) / 1e3
+    return fig
+
+
 # --- devices and loads -------------------------------------------------------
+
+def pktgen_threads():
+    """The pids of pktgen's kernel threads (kpktgend_N)."""
+    pids = []
+    for path in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            if re.match(r"kpktgend_\d+$", read(path).strip()):
+                pids.append(path.split("/")[2])
+        except OSError:
+            pass
+    return pids
+
+
+def schedstat(pids):
+    """(ns on a CPU, times switched onto one) summed over PIDS, from
+    /proc/PID/schedstat: exact, and it patches nothing."""
+    ns = runs = 0
+    for pid in pids:
+        f = read("/proc/%s/schedstat" % pid).split()
+        ns, runs = ns + int(f[0]), runs + int(f[2])
+    return ns, runs
+
+
+def pace_delay_ns(gap_us, ncpu):
+    """paced64: pktgen's delay per thread for a mean gap of GAP_US between
+    the frames of all NCPU threads together."""
+    return int(round(gap_us * 1000 * ncpu))
+
 
 class Bench:
     def __init__(self, args):
@@ -579,6 +714,7 @@ class Bench:
         self.ns = ("pfbbA", "pfbbB")
         self.nic = args.dev			# the real NIC, or None
         self.nic_added = []			# what setup added to it
+        self.nic_kicks = False			# its ethtool -S counts doorbells
         self.need_refnic = any(s != "nic" for s in args.scenarios)
         self.need_pair = self.need_refnic and any(l in ("udp",) + PAIR_ONLY for l in args.loads)
         # how to load each sch_pfifo_bulk, and which one is loaded
@@ -650,6 +786,9 @@ class Bench:
         sh("ip neigh replace %s lladdr %s dev %s nud permanent" %
            (NIC_DST, self.args.dst_mac, dev))
         self.nic_added.append("ip neigh del %s dev %s" % (NIC_DST, dev))
+        # its doorbells, when the driver counts them (virtio_net's kicks);
+        # ethtool -S only then, so that other drivers' runs stay as they were
+        self.nic_kicks = any(VIRTIO_KICKS.match(k) for k in ethtool_stats(dev))
 
     def nic_info(self):
         """Driver, its version and whether it runs BQL (the limit BQL
@@ -663,6 +802,8 @@ class Bench:
         bql = glob.glob("/sys/class/net/%s/queues/tx-*/byte_queue_limits/limit" % self.nic)
         info["bql"] = any(int(read(p)) > 0 for p in bql)
         info["txqs"] = len(glob.glob("/sys/class/net/%s/queues/tx-*" % self.nic))
+        info["doorbells"] = ("TX kicks (ethtool -S, summed over the TX queues)"
+                             if self.nic_kicks else None)
         return info
 
     def teardown(self):
@@ -703,7 +844,7 @@ class Bench:
         """(device, namespace) the qdisc under test sits on."""
         if scen == "nic":
             return self.nic, None
-        if load.startswith("pktgen"):
+        if load in PKTGEN_LOADS:
             return self.dev, None
         return self.pair[0], self.ns[0]
 
@@ -807,26 +948,41 @@ class Bench:
                 raise RuntimeError("pktgen: cannot add %s@%d" % (dev, c))
         self.pg_dev = dev
 
-    def pktgen(self, dev, size, secs):
+    def pktgen(self, dev, size, secs, delay=0):
+        """pktgen on every CPU for SECS, DELAY ns between each thread's
+        frames (0: flat out). Every option is set each time: the devices
+        outlive a load (a paced one's delay would stay)."""
         self.pktgen_devices(dev)
         for c in range(self.ncpu):
             d = "%s/%s@%d" % (PKTGEN, dev, c)
-            for cmd in ("count 0", "pkt_size %d" % size, "xmit_mode queue_xmit",
+            for cmd in ("count 0", "pkt_size %d" % size, "delay %d" % delay,
+                        "xmit_mode queue_xmit",
                         "burst 1", "clone_skb 0", "dst %s" % NIC_DST,
                         "dst_mac %s" % self.args.dst_mac):
                 write(d, cmd)
+        # Paced, a thread that sleeps out each delay goes onto its CPU once
+        # per frame; pktgen busy-waits instead whenever less than 100 us of
+        # the delay is left, also after a late wakeup (its schedule is
+        # absolute): its switches and CPU time per frame say which it did.
+        threads = pktgen_threads() if delay else []
+        sched0 = schedstat(threads)
         starter = threading.Thread(target=write, args=("%s/pgctrl" % PKTGEN, "start"))
         starter.start()
         time.sleep(secs)
         write("%s/pgctrl" % PKTGEN, "stop")
         starter.join()
+        sched1 = schedstat(threads)
         offered = 0
         for c in range(self.ncpu):
             m = re.search(r"pkts-sofar:\s*(\d+)\s+errors:\s*(\d+)",
                           read("%s/%s@%d" % (PKTGEN, dev, c)))
             if m:
                 offered += int(m.group(1)) + int(m.group(2))
-        return {"pktgen_offered": offered}
+        out = {"pktgen_offered": offered}
+        if threads and offered:
+            out["pg_cpu_ns_per_frame"] = (sched1[0] - sched0[0]) / offered
+            out["pg_runs_per_frame"] = (sched1[1] - sched0[1]) / offered
+        return out
 
     def load_tool(self):
         return os.path.join(TOP, "selftests", "pfb_load")
@@ -878,10 +1034,10 @@ class Bench:
 
     def run_load(self, scen, load, secs):
         dev, ns = self.target(scen, load)
-        if load == "pktgen64":
-            return self.pktgen(dev, 60, secs)
-        if load == "pktgen1500":
-            return self.pktgen(dev, 1514, secs)
+        if load in PKTGEN_LOADS:
+            size, paced = PKTGEN_LOADS[load]
+            return self.pktgen(dev, size, secs,
+                               pace_delay_ns(self.args.pace_gap_us, self.ncpu) if paced else 0)
         if load == "udp":
             return self.udp(scen, secs)
         if load == "tcp":
@@ -896,7 +1052,7 @@ class Bench:
     # one measurement
     def snapshot(self, dev, ns, ifindex, probes):
         s = {"tx": link_stat(dev, "tx_packets", ns), "qdisc": qdisc_stats(dev, ns),
-             "eth": ethtool_stats(dev, ns) if dev != self.nic else {}}
+             "eth": ethtool_stats(dev, ns) if dev != self.nic or self.nic_kicks else {}}
         if probes:
             s["locks"], s["batches"] = probes.snapshot(ifindex)
         s["cpu"], s["t"] = busy_jiffies(), time.time()
@@ -973,19 +1129,32 @@ def figures(s0, s1, extra, load, counting, dumps):
                 fig.pop(k, None)
         if dumps is not None:
             fig["dumps_per_s"] = dumps
-    # the qdisc's own batch counters (pfifo_bulk) and refnic's doorbells
+    # the qdisc's own batch counters (pfifo_bulk), its coalescing, and the
+    # driver's doorbells
     nb = count_diff(q0, q1, "batches")
     if "batches" in q1:
         fig["qd_mean_batch"] = count_diff(q0, q1, "batch_pkts") / nb if nb else None
         h0, h1 = q0.get("batch_hist") or {}, q1.get("batch_hist") or {}
         fig["qd_hist"] = [h1.get(b, 0) - h0.get(b, 0) for b in BUCKETS]
+    if "held" in q1 and (q1.get("options") or {}).get("coalesce_usecs"):
+        fig.update(coalescing(q0, q1))
     e0, e1 = s0["eth"], s1["eth"]
-    ntx = count_diff(e0, e1, "tx_packets")
-    if "tx_doorbells" in e1 and ntx > 0:
-        fig["doorbells_per_pkt"] = count_diff(e0, e1, "tx_doorbells") / ntx
-        fig["db_hist"] = [count_diff(e0, e1, k) for k in DB_BUCKETS]
+    db0, db1 = doorbell_count(e0), doorbell_count(e1)
+    if "tx_doorbells" in e1:
+        # refnic: its own tx_packets, read with its doorbells
+        ntx = count_diff(e0, e1, "tx_packets")
+        if ntx > 0:
+            fig["doorbells_per_pkt"] = (db1 - db0) / ntx
+            fig["db_hist"] = [count_diff(e0, e1, k) for k in DB_BUCKETS]
+    elif db0 is not None and db1 is not None and sent > 0:
+        # virtio_net: kicks per sent packet (6.12 has no TX packet count
+        # in ethtool -S)
+        fig["doorbells_per_pkt"] = (db1 - db0) / sent
     if "pktgen_offered" in extra:
         fig["pktgen_offered"] = extra["pktgen_offered"]
+    for k in ("pg_runs_per_frame", "pg_cpu_ns_per_frame"):
+        if k in extra:
+            fig[k] = extra[k]
     return fig
 
 
@@ -1132,17 +1301,44 @@ def scenario_title(scen, meta):
     return "%s, doorbell %d ns" % (SCENARIOS[scen][2], meta["doorbell_ns"])
 
 
-def table_header(scen, load, meta):
-    return "== %s · %s · %s · kernel %s · n=%d x %g s" % (
-        scenario_title(scen, meta), LOADS[load], REGIMES[meta["regime"]], meta["kernel"],
-        meta["reps"], meta["seconds"])
+def load_title(load, pace):
+    """A load's description; a paced one's with its pace."""
+    if not PKTGEN_LOADS.get(load, (0, False))[1] or "gap_us" not in (pace or {}):
+        return LOADS[load]
+    return "%s: a frame every %g us from all threads (%.0f frames/s), %d ns per thread" % (
+        LOADS[load], pace["gap_us"], pace["frames_per_s"], pace["delay_ns_per_thread"])
+
+
+def coalesce_title(meta, cfgs):
+    """The coalescing windows of the configurations of a table, or ''."""
+    windows = ["%s: %s" % (c, meta["configs"][c].replace("pfifo_bulk ", ""))
+               for c in cfgs if c in ("coalesce", "coalesce50") and c in meta["configs"]]
+    return " · " + "; ".join(windows) if windows else ""
+
+
+def table_header(scen, load, meta, cfgs=()):
+    return "== %s · %s · %s · kernel %s · n=%d x %g s%s" % (
+        scenario_title(scen, meta), load_title(load, meta.get("pace")), REGIMES[meta["regime"]],
+        meta["kernel"], meta["reps"], meta["seconds"], coalesce_title(meta, cfgs))
 
 
 def report(results, meta, perf):
     lines = ["pfifo_bulk benchmark: kernel %s, %s, %d CPUs, n=%d x %g s, configurations "
              "alternated" % (meta["kernel"], REGIMES[meta["regime"]], meta["cpus"],
                              meta["reps"], meta["seconds"]),
-             "refnic doorbell cost: %d ns (%s)" % (meta["doorbell_ns"], meta["doorbell_origin"])]
+             "refnic doorbell cost: %d ns (%s)" % (meta["doorbell_ns"], meta["doorbell_origin"]),
+             "doorbells/pkt: refnic tx_doorbells, virtio_net TX kicks (summed over its TX "
+             "queues) per sent packet; blank for a driver that counts neither (e1000e)"]
+    pace = meta.get("pace") or {}
+    if "gap_us" in pace:
+        lines.append("pace (paced64): a frame every %g us from all %d pktgen threads "
+                     "together, %.0f frames/s; pktgen delay %d ns per thread" % (
+                         pace["gap_us"], pace["threads"], pace["frames_per_s"],
+                         pace["delay_ns_per_thread"]))
+    for c in ("coalesce", "coalesce50"):
+        if c in meta["configs"]:
+            lines.append("%s: %s%s" % (c, meta["configs"][c], (
+                " (window: %s)" % pace["coalesce_origin"]) if c == "coalesce" else ""))
     if meta.get("nic"):
         lines.append("real NIC: %s, driver %s %s, BQL %s" % (
             meta["nic_dev"], meta["nic"].get("driver"), meta["nic"].get("version"),
@@ -1180,7 +1376,7 @@ def report(results, meta, perf):
     lines.append("")
     for scen, loads in results.items():
         for load, cfgs in loads.items():
-            lines.append(table_header(scen, load, meta))
+            lines.append(table_header(scen, load, meta, cfgs))
             for phase, rows in TABLES.items():
                 if not any(phase in c for c in cfgs.values()):
                     continue
@@ -1578,9 +1774,11 @@ def parse_args():
     ap.add_argument("-c", "--configs",
                     help="default: %s (pfb_locked when its module is built); also "
                     "pfifo_bulk+tcdump (a 'tc -s qdisc show' loop of the device beside the "
-                    "load) and pfifo_bulk+tcdump_idle (the same loop on an idle pfifo_bulk "
-                    "of another device)" %
-                    ",".join(DEFAULT_CONFIGS))
+                    "load), pfifo_bulk+tcdump_idle (the same loop on an idle pfifo_bulk "
+                    "of another device), coalesce (pfifo_bulk coalesce_usecs "
+                    "--coalesce-usecs coalesce_pkts %d) and coalesce50 (coalesce_usecs 50 "
+                    "coalesce_pkts %d)" %
+                    (",".join(DEFAULT_CONFIGS), COALESCE_PKTS, COALESCE_PKTS))
     ap.add_argument("--locked-ko", metavar="PATH",
                     help="sch_pfifo_bulk.ko for pfb_locked, loaded in place of the checkout's "
                     "while pfb_locked runs (default: .build/rev-%s/$(uname -r)/sch_pfifo_bulk.ko "
@@ -1589,6 +1787,17 @@ def parse_args():
                     help="of %s (default: all; nic only with -d)" % ",".join(SCENARIOS))
     ap.add_argument("-l", "--loads", default="pktgen64,pktgen1500,udp,tcp,rr",
                     help="of %s" % ",".join(LOADS))
+    ap.add_argument("--pace-gap-us", type=float, default=PACE_GAP_US, metavar="US",
+                    help="paced64: the mean gap between frames of all pktgen threads "
+                    "together (default %g us: %.0f frames/s); each thread waits gap x CPUs. "
+                    "pktgen busy-waits for a delay under %d us (net/core/pktgen.c spin()), "
+                    "which would make busy CPU per packet measure the waiting: a gap "
+                    "whose delay per thread is under that is refused" % (
+                        PACE_GAP_US, 1e6 / PACE_GAP_US, PKTGEN_SPIN_NS // 1000))
+    ap.add_argument("--coalesce-usecs", type=int, metavar="US",
+                    help="the window of the configuration coalesce (default: %d x the pace "
+                    "gap, what %d frames take at that pace, so that a batch of %d can form "
+                    "in it)" % (COALESCE_PKTS, COALESCE_PKTS, COALESCE_PKTS))
     ap.add_argument("-d", "--dev", help="a real NIC ('auto': the VM's NIC, its driver "
                     "loaded); scenario 'nic'")
     ap.add_argument("--dst-mac", default="02:00:00:00:00:02",
@@ -1613,6 +1822,35 @@ def parse_args():
                     help="no run: merge the results.json of DIRs into the headline table "
                     "and plot, written to -o (host side)")
     return ap, ap.parse_args(), in_vm
+
+
+def pace_problem(args):
+    """Why the pace cannot be used, or None. Checked only when paced64
+    runs: other loads do not use it."""
+    if args.pace_gap_us <= 0:
+        return "--pace-gap-us must be > 0"
+    if "paced64" not in args.loads:
+        return None
+    ncpu = os.cpu_count()
+    delay = pace_delay_ns(args.pace_gap_us, ncpu)
+    if delay < PKTGEN_SPIN_NS:
+        return ("--pace-gap-us %g: a pktgen delay of %d ns per thread (%d CPUs) is under "
+                "%d us, where pktgen busy-waits between frames (net/core/pktgen.c spin()) "
+                "and busy CPU per packet would measure the waiting: use a gap of at least "
+                "%g us" % (args.pace_gap_us, delay, ncpu, PKTGEN_SPIN_NS // 1000,
+                           PKTGEN_SPIN_NS / 1000 / ncpu))
+    return None
+
+
+def pace_meta(args):
+    """The pace and the coalescing windows, for the report and results.json."""
+    ncpu = os.cpu_count()
+    out = {"coalesce_usecs": args.coalesce_usecs, "coalesce_origin": args.coalesce_origin,
+           "coalesce_pkts": COALESCE_PKTS}
+    if "paced64" in args.loads:
+        out.update(gap_us=args.pace_gap_us, frames_per_s=1e6 / args.pace_gap_us,
+                   delay_ns_per_thread=pace_delay_ns(args.pace_gap_us, ncpu), threads=ncpu)
+    return out
 
 
 def main():
@@ -1659,6 +1897,18 @@ def main():
         ap.error("-n must be >= 1 and -t > 0")
     if args.doorbell_ns is not None and args.doorbell_ns < 0:
         ap.error("--doorbell-ns must be >= 0")
+    problem = pace_problem(args)
+    if problem:
+        ap.error(problem)
+    args.coalesce_origin = ("--coalesce-usecs" if args.coalesce_usecs is not None else
+                            "%d x the pace gap" % COALESCE_PKTS)
+    if args.coalesce_usecs is None:
+        args.coalesce_usecs = int(round(COALESCE_PKTS * args.pace_gap_us))
+    if not 1 <= args.coalesce_usecs <= 10000000:
+        ap.error("--coalesce-usecs must be 1..10000000 (the qdisc's range; 0, off, is "
+                 "pfifo_bulk)")
+    CONFIGS["coalesce"] = "pfifo_bulk coalesce_usecs %d coalesce_pkts %d" % (
+        args.coalesce_usecs, COALESCE_PKTS)
     if "pfb_locked" in args.configs:
         asked = asked or args.locked_ko is not None
         args.locked_ko = os.path.abspath(args.locked_ko or default_locked_ko())
@@ -1757,6 +2007,7 @@ def main():
         bench.use_module("checkout")
     text_end = kernel_text()
 
+    pace = pace_meta(args)
     meta = {"kernel": kernel, "regime": args.regime, "reps": args.reps,
             "seconds": args.seconds, "cpus": os.cpu_count(),
             "doorbell_ns": doorbell_ns, "doorbell_origin": doorbell_origin,
@@ -1767,7 +2018,10 @@ def main():
             "configs": {c: CONFIGS[c] for c in args.configs},
             "pfb_locked": locked_origin(args.locked_ko) if "pfb_locked" in args.configs else None,
             "scenarios": {s: SCENARIOS[s][2] for s in args.scenarios},
-            "loads": {l: LOADS[l] for l in args.loads}, "buckets": BUCKETS,
+            "loads": {l: load_title(l, pace) for l in args.loads}, "buckets": BUCKETS,
+            "pace": pace,
+            "doorbells": {"refnic": "tx_doorbells (ethtool -S)",
+                          "nic": (nic or {}).get("doorbells")},
             "locks": {n: f for n, (_, f) in LOCKS.items()},
             "command": " ".join(sys.argv), "wall_seconds": round(time.time() - started),
             "text_patched_setup": text_changes(text_boot, text_ready),

@@ -5,7 +5,8 @@
 # byte-capped) against pfifo, pfifo_fast and fq_codel and against pfifo_bulk
 # of an earlier revision (pfb_locked, "make rev-modules"), on refnic (device-
 # and CPU-bound, a doorbell that costs) and on the VM's NIC (-d auto), under
-# pktgen, UDP and TCP streams and request/response; configurations
+# pktgen (flat out, and paced for what coalescing buys: coalesce,
+# coalesce50), UDP and TCP streams and request/response; configurations
 # alternated, mean ± stddev, ratios with 95 % intervals, perf diff, table +
 # JSON + plot. Not a pass/fail test: it exits 0 when the run completed,
 # whatever the figures.
