@@ -95,8 +95,9 @@ check_eq "del removed it" "$(kind $dev2)" noqueue
 expect_fail "del where there is none (noqueue)" 2 '^Error: Invalid qdisc name\.$' "$B" del $dev2
 check "pfifo root" tc qdisc add dev $dev2 root handle 1: pfifo
 expect_fail "del of another kind" 2 '^Error: Invalid qdisc name' "$B" delete $dev2
-expect_fail "change of another kind" 2 "^Error: the qdisc on $dev2 is not pfifo_bulk: use replace\.\$" \
-	"$B" change $dev2 root limit 5
+# (without a handle the kernel takes a change of another kind for a create)
+expect_fail "change of another kind, by handle" 2 \
+	"^Error: the qdisc on $dev2 is not pfifo_bulk: use replace\.\$" "$B" change $dev2 handle 1: limit 5
 check_eq "the pfifo is still there" "$(kind $dev2)" pfifo
 check "pfifo removed" tc qdisc del dev $dev2 root
 
