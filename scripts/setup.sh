@@ -38,7 +38,7 @@ base_pkgs=(
 	build-essential bc kmod flex bison libelf-dev pkg-config xz-utils
 	busybox-static cpio
 	libmnl-dev iproute2 ethtool linux-perf sparse dkms gnuplot-nox
-	python3 python3-pyroute2 jq valgrind man-db dpkg-dev iputils-ping zstd
+	python3 python3-pyroute2 jq gojq valgrind man-db dpkg-dev iputils-ping zstd
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
 )
 

@@ -80,9 +80,10 @@ pfifo_limit=$(tc qdisc show dev $dev | sed -n 's/.* limit \([0-9]*\)p.*/\1/p')
 tc qdisc del dev $dev root
 check "add on tx_queue_len 0" $PFB_NL add $dev -H 1:
 check_eq "default limit as pfifo's" "$(opts | jq -r .limit)" "$pfifo_limit"
-check_eq "xstats keys" "$($PFB_NL xstats $dev | jq -c 'keys_unsorted')" \
+# in the kernel's order: jq, not gojq, which sorts keys (lib.sh)
+check_eq "xstats keys" "$($PFB_NL xstats $dev | command jq -c 'keys_unsorted')" \
 	'["batches","batch_pkts","batch_bytes","hist","end_bytes","end_pkts","end_budget","end_empty","reschedules","bypassed","held","release_pkts","release_timer","sent_at_once","held_ns","held_ns_max"]'
-check_eq "histogram buckets" "$($PFB_NL xstats $dev | jq -c '.hist | keys_unsorted')" \
+check_eq "histogram buckets" "$($PFB_NL xstats $dev | command jq -c '.hist | keys_unsorted')" \
 	'["1","2","3-4","5-8","9-16","17-32","33-64","65+"]'
 tc qdisc del dev $dev root
 

@@ -140,8 +140,10 @@ check "fresh qdisc for stats" tc qdisc replace dev $sdev root handle 2: pfifo_bu
 sent=$(pkt_send $sdev 1000)
 check_eq "frames sent" "$sent" 1000
 check "the device went still" wait_tx_settled $sdev
-stats=$(tc -s -j qdisc show dev $sdev | jq -c '.[0]')
-read -r packets bpkts bbytes bypassed batches hsum esum drops mean hkeys <<< "$(jq -r \
+# the order of the histogram's buckets is checked: jq, not gojq, which
+# sorts keys (lib.sh)
+stats=$(tc -s -j qdisc show dev $sdev | command jq -c '.[0]')
+read -r packets bpkts bbytes bypassed batches hsum esum drops mean hkeys <<< "$(command jq -r \
 	'[.packets, .batch_pkts, .batch_bytes, .bypassed, .batches, ([.batch_hist[]] | add),
 	  (.end_bytes + .end_pkts + .end_budget + .end_empty), .drops,
 	  .mean_batch, (.batch_hist | keys_unsorted | join(","))] | @tsv' <<< "$stats")"
@@ -158,7 +160,7 @@ check "mean_batch = batch_pkts / batches, to two decimals" \
 	awk -v m="$mean" -v p="$bpkts" -v b="$batches" \
 	'BEGIN { d = m - p / b; exit !(d <= 0.005 && d >= -0.005) }'
 # The text has the same numbers, in tc's layout.
-want=$(jq -r '"  batches \(.batches) batch_pkts \(.batch_pkts) batch_bytes \(.batch_bytes) mean_batch X",
+want=$(command jq -r '"  batches \(.batches) batch_pkts \(.batch_pkts) batch_bytes \(.batch_bytes) mean_batch X",
 	"  batch_hist " + ([.batch_hist | to_entries[] | "\(.key):\(.value)"] | join(" ")),
 	"  end_bytes \(.end_bytes) end_pkts \(.end_pkts) end_budget \(.end_budget) end_empty \(.end_empty)",
 	"  reschedules \(.reschedules) bypassed \(.bypassed)",
