@@ -18,24 +18,25 @@ ip link add $dev type dummy || { echo "SKIP: no dummy"; exit $ksft_skip; }
 defer "ip link del $dev"
 ip link set $dev up
 
+# keys sorted (-S), as gojq always sorts them (lib.sh)
 opts() {
-	$PFB_NL dump $dev | jq -c '[.[] | select(.kind == "pfifo_bulk")][0].options'
+	$PFB_NL dump $dev | jq -cS '[.[] | select(.kind == "pfifo_bulk")][0].options'
 }
 
 check "add with defaults" $PFB_NL add $dev -H 1:
 txql=$(cat /sys/class/net/$dev/tx_queue_len)
-check_eq "default options" "$(opts | jq -c 'del(.effective_mode)')" \
-	"{\"limit\":$txql,\"bulk_bytes\":0,\"bulk_pkts\":0,\"mode\":\"auto\",\"lockless\":true,\"coalesce_usecs\":0,\"coalesce_pkts\":8}"
+check_eq "default options" "$(opts | jq -cS 'del(.effective_mode)')" \
+	"{\"bulk_bytes\":0,\"bulk_pkts\":0,\"coalesce_pkts\":8,\"coalesce_usecs\":0,\"limit\":$txql,\"lockless\":true,\"mode\":\"auto\"}"
 check "effective mode is bql or nobql" \
 	eval "opts | jq -e '.effective_mode == \"bql\" or .effective_mode == \"nobql\"'"
 check "tc shows the kind" eval "tc qdisc show dev $dev | grep -q \"^qdisc pfifo_bulk 1: root\""
 
 check "change every option" $PFB_NL change $dev limit 77 bulk_bytes 3000 bulk_pkts 8 mode nobql
 check_eq "round trip" "$(opts)" \
-	'{"limit":77,"bulk_bytes":3000,"bulk_pkts":8,"mode":"nobql","effective_mode":"nobql","lockless":true,"coalesce_usecs":0,"coalesce_pkts":8}'
+	'{"bulk_bytes":3000,"bulk_pkts":8,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":77,"lockless":true,"mode":"nobql"}'
 check "change one option" $PFB_NL change $dev bulk_pkts 4
 check_eq "others kept" "$(opts)" \
-	'{"limit":77,"bulk_bytes":3000,"bulk_pkts":4,"mode":"nobql","effective_mode":"nobql","lockless":true,"coalesce_usecs":0,"coalesce_pkts":8}'
+	'{"bulk_bytes":3000,"bulk_pkts":4,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":77,"lockless":true,"mode":"nobql"}'
 check "mode bql" $PFB_NL change $dev mode bql
 check_eq "forced bql is effective" "$(opts | jq -r .effective_mode)" bql
 check "nest without NLA_F_NESTED" \
