@@ -55,7 +55,7 @@ drained() {
 # backlog stands, the driver drops every frame. Checks the drain (counts
 # summed over the qdiscs).
 backlog() {
-	local dev=$1 i pid sent drops qlen resched endp
+	local dev=$1 i pid sent drops qlen resched endp ends
 	shift
 	must ethtool -s "$dev" speed 1
 	REFNIC_PKTGEN_CPUS=1 refnic_pktgen "$dev" queue_xmit $n &
@@ -74,15 +74,20 @@ backlog() {
 	refnic_pktgen_end $pid
 	read -r sent drops qlen <<< "$(qdisc_counts "$dev" "$@" |
 		awk '{ s += $1; d += $2; q += $3 } END { print s, d, q }')"
-	read -r resched endp <<< "$($PFB_NL dump "$dev" | jq -r --arg h " $* " \
+	read -r resched endp ends <<< "$($PFB_NL dump "$dev" | jq -r --arg h " $* " \
 		'[.[] | select(.handle as $x | $h | contains(" " + $x + " ")) | .xstats] |
-		 "\(map(.reschedules) | add) \(map(.end_pkts) | add)"')"
+		 "\(map(.reschedules) | add) \(map(.end_pkts) | add)" +
+		 " \(map(.end_bytes) | add)/\(map(.end_budget) | add)/\(map(.end_empty) | add)"')"
 	echo "# $dev: qdisc sent $sent, dropped $drops, queued $qlen; batches ended at bulk_pkts $endp," \
-	     "reschedules $resched; driver posted $(link_stat "$dev" tx_packets), dropped" \
-	     "$(link_stat "$dev" tx_dropped)"
+	     "at bytes/budget/empty $ends, reschedules $resched; driver posted" \
+	     "$(link_stat "$dev" tx_packets), dropped $(link_stat "$dev" tx_dropped)"
 	check_eq "$dev: the qdisc drained: sent all, none left" "$sent $qlen" "$n 0"
 	check_cmp "$dev: the driver dropped most of them" "$(link_stat "$dev" tx_dropped)" ">=" $((n / 2))
-	check_cmp "$dev: batches ended at bulk_pkts $cap" "$endp" ">=" $((n / 2 / cap))
+	# the dropped frames leave in batches of $cap, except while frames
+	# still on the line hold BQL's limit: then BQL ends them (end_budget);
+	# how long that lasts is the VM's timing (116 to 200 batches of 4
+	# seen); a quarter of the load in batches at the cap shows it ran
+	check_cmp "$dev: batches ended at bulk_pkts $cap" "$endp" ">=" $((n / 4 / cap))
 	check_cmp "$dev: the qdisc rescheduled itself" "$resched" ">" 0
 }
 
