@@ -41,7 +41,9 @@ Definitions (shared/DESIGN.md), per measurement window:
              carry an skb (skbaddr != 0: the dequeue that ends every qdisc
              run finds nothing; 6.1 and 6.12 record it with packets 0, and
              a mean over all events counts it as an empty batch): packets
-             per event. For pfifo_bulk also its own xstats (batch_pkts/batches),
+             per event, less one event of 1 per requeue (a packet the driver
+             handed back leaves alone from the core's requeue list, counted
+             already). For pfifo_bulk also its own xstats (batch_pkts/batches),
              which must agree within 5 %. pfifo_bulk, pfifo, pfifo_fast and
              fq_codel send a packet that finds their queue empty straight to the
              driver (TCQ_F_CAN_BYPASS), unseen by the tracepoint: "bypassed"
@@ -1098,6 +1100,14 @@ def figures(s0, s1, extra, load, counting, dumps):
         fig["lockops_per_offered"] = total / offered if offered else None
         b0 = s0["batches"]
         batches = {k: v - b0.get(k, 0) for k, v in s1["batches"].items() if v > b0.get(k, 0)}
+        # a packet the driver hands back (a requeue) leaves later from the
+        # core's requeue list, one per dequeue: an event of 1 of its own for
+        # a packet already counted in the batch it came in. Not a batch the
+        # qdisc built; the xstats do not count it either.
+        fig["requeues"] = count_diff(q0, q1, "requeues")
+        requeued = min(fig["requeues"], batches.get(1, 0))
+        if requeued:
+            batches[1] -= requeued
         nb = sum(batches.values())
         traced = sum(k * v for k, v in batches.items())
         fig["mean_batch"] = traced / nb if nb else None
