@@ -233,6 +233,7 @@ FIGURES = {
     "offered": ("offered", "{:.0f}", None),
     "sent": ("sent", "{:.0f}", "high"),
     "dropped": ("dropped", "{:.0f}", None),
+    "requeues": ("requeues", "{:.0f}", None),
     "offered_pps": ("offered/s", "{:.0f}", None),
     "pps": ("pps", "{:.0f}", "high"),
     "dropped_pps": ("dropped/s", "{:.0f}", None),
