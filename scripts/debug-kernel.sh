@@ -174,15 +174,17 @@ for f in "${todo[@]}"; do
 	done)
 	[ -z "$bad" ] || die "[$f] options the config did not take: $(echo $bad)"
 
-	kver=$(make -s -C "$src" O="$obj" kernelrelease)
-	log "[$f] build $kver: nice -n 19 make -j$jobs (log: $obj/.pfb-build.log)"
+	log "[$f] build: nice -n 19 make -j$jobs (log: $obj/.pfb-build.log)"
 	start=$(date +%s)
 	if ! nice -n 19 make -C "$src" O="$obj" -j"$jobs" bzImage modules > "$obj/.pfb-build.log" 2>&1; then
 		tail -n 40 "$obj/.pfb-build.log" >&2
 		die "[$f] build failed (log: $obj/.pfb-build.log)"
 	fi
 	secs=$(($(date +%s) - start))
-	log "[$f] built in $(hms $secs)"
+	# only now: in a fresh object tree kernelrelease has no LOCALVERSION
+	# until the build has written include/config/kernel.release
+	kver=$(make -s -C "$src" O="$obj" kernelrelease)
+	log "[$f] built $kver in $(hms $secs)"
 
 	log "[$f] install -> $dest"
 	rm -rf "$dest"
