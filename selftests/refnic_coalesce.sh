@@ -60,7 +60,9 @@ echo "# trickle: $b received $rx frames in $rp polls; $a completed them in $tp p
      "$a posted $(($(ethtool_stat $a tx_packets) - tx0)), dropped $(($(ethtool_stat $a tx_dropped) - txd0))," \
      "its qdisc dropped $(qdisc_stat $a drops); pktgen: $(grep -ho 'pkts-sofar: [0-9]*  errors: [0-9]*' /proc/net/pktgen/$a@*)"
 check_eq "$b received the trickle" "$rx" 1000
-check_cmp "frames reached $b one by one, not held for the timer" "$rp" ">=" $((rx * 3 / 5))
+# (A debug kernel on TCG keeps no 2 ms schedule: pktgen then sends in
+# bunches, and the peer's NAPI runs late. KASAN gave 0.49 polls per frame.)
+xfail_on_slow check_cmp "frames reached $b one by one, not held for the timer" "$rp" ">=" $((rx * 3 / 5))
 check_cmp "completions were coalesced" "$tp" "<=" $((rx / 2))
 
 # The flood, right after a trickle.
