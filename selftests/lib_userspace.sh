@@ -37,11 +37,34 @@ pkt_send() {
 }
 
 # pkt_load DEV SECONDS: send frames for SECONDS, in the background; its pid
-# is in $pkt_load_pid, and it is stopped at exit.
+# is in $pkt_load_pid, and it is stopped at exit. Returns once DEV has sent
+# a frame of it: python3 alone takes seconds to start on a debug kernel, so
+# a fixed sleep is no way to know that the load runs.
 pkt_load() {
+	local tx0
+
+	tx0=$(tx_packets "$1")
 	python3 "$PFB_TOP/selftests/pfb_pktsend.py" "$1" 0 "$2" > /dev/null &
 	pkt_load_pid=$!
 	defer "kill $pkt_load_pid"
+	wait_sent "$1" "$tx0"
+}
+
+tx_packets() {
+	cat "/sys/class/net/$1/statistics/tx_packets"
+}
+
+# wait_sent DEV FROM: wait until DEV has sent more than FROM frames; fails
+# after a minute.
+wait_sent() {
+	local i
+
+	for ((i = 0; i < 600; i++)); do
+		[ "$(tx_packets "$1")" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "# $1 sent nothing in 60 s"
+	return 1
 }
 
 # nl_dump DEV: the pfifo_bulk qdiscs of DEV as the kernel dumps them, read
