@@ -13,7 +13,8 @@
 #                         from this tree (.build/kernel-patch, KPATCH_OUT=)
 # make debug-kernel       KASAN and KCSAN guest kernels with the series
 #                         applied, cached (see scripts/debug-kernel.sh)
-# make check-debug [QUICK=1]  the selftests and the soak on both of them
+# make check-debug [QUICK=1 | TESTS="a.sh ..."]  the selftests and the soak
+#                         on both of them (or a quick pass, or those tests)
 
 KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
 		sed 's|.*/linux-headers-||' | sort -V | tail -n1)
@@ -86,7 +87,7 @@ debug-kernel: setup
 	scripts/debug-kernel.sh
 
 check-debug: setup
-	scripts/check-debug.sh $(if $(QUICK),--quick)
+	scripts/check-debug.sh $(if $(QUICK),--quick,$(if $(TESTS),--only "$(TESTS)"))
 
 demo: setup
 	scripts/demo.sh

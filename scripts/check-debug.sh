@@ -13,7 +13,8 @@
 # the tests that use them (found by grep) run in a second boot on one
 # host thread, still with 4 vCPUs.
 #
-#   scripts/check-debug.sh [--quick] [FLAVOUR...]   (default: kasan kcsan)
+#   scripts/check-debug.sh [--quick | --only "TEST..."] [FLAVOUR...]
+#                                                   (default: kasan kcsan)
 #
 # Full: every selftest, then soak.sh -t $PFB_DEBUG_SOAK_SECS (default 300:
 # a fault phase and an oversubscribed round of 300 s each, over 10 minutes).
@@ -21,6 +22,8 @@
 # oversubscribed round is the concurrency and order test: more senders
 # than vCPUs on one lockless pfifo_bulk, numbered streams checked for
 # order, the backlog drained, every packet accounted for.
+# --only "TEST...": those selftests (soak.sh among them: the soak), for a
+# test to be re-run, or a full run to be done in parts.
 #
 # Ends with one line per kernel (boot and suite time, results, reports)
 # and "N passed, N failed"; exits non-zero on any failure.
@@ -28,11 +31,11 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-quick='' quick_secs=0
-if [ "${1:-}" = "--quick" ]; then
-	quick=1
-	shift
-fi
+quick='' quick_secs=0 only=''
+case ${1:-} in
+--quick) quick=1; shift ;;
+--only) only=${2:?--only needs a list of tests}; shift 2 ;;
+esac
 flavours=("$@")
 [ ${#flavours[@]} -gt 0 ] || flavours=(kasan kcsan)
 out=$top/.vm/check-debug
@@ -54,16 +57,19 @@ if [ -n "$quick" ]; then
 	# then is stopped, and the run fails as not finished.
 	quick_secs=${PFB_DEBUG_QUICK_SECS:-450}
 else
-	mt_tests=() st_tests=()
-	for t in $(make -s -C selftests --no-print-directory list_tests); do
-		[ "$t" = soak.sh ] && continue
+	mt_tests=() st_tests=() soak=
+	for t in ${only:-$(make -s -C selftests --no-print-directory list_tests) soak.sh}; do
+		[ -f "selftests/$t" ] || { echo "not ok - no selftest $t"; exit 1; }
+		if [ "$t" = soak.sh ]; then
+			soak=${PFB_DEBUG_SOAK_SECS:-300}
+			continue
+		fi
 		if grep -qE "$text_patching" "selftests/$t"; then
 			st_tests+=("$t")
 		else
 			mt_tests+=("$t")
 		fi
 	done
-	soak=${PFB_DEBUG_SOAK_SECS:-300}
 fi
 
 total_pass=0 total_fail=0
@@ -158,7 +164,9 @@ for f in "${flavours[@]}"; do
 		continue
 	fi
 	kver=$(ls "$root"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||')
-	boot "$f" mt multi $((quick ? quick_secs : 5 * 3600)) -s "$soak" "${mt_tests[@]}"
+	if [ ${#mt_tests[@]} -gt 0 ] || [ -n "$soak" ]; then
+		boot "$f" mt multi $((quick ? quick_secs : 5 * 3600)) ${soak:+-s "$soak"} "${mt_tests[@]}"
+	fi
 	if [ ${#st_tests[@]} -gt 0 ]; then
 		boot "$f" st single 3600 "${st_tests[@]}"
 	fi
