@@ -37,9 +37,12 @@
 # the oversubscribed round: senders, packets forwarded, the stream received
 # (reordered 0, duplicated 0).
 #
-#	soak.sh [-t SECS] [-s SEED]	fault phase length, and that of
+#	soak.sh [-q] [-t SECS] [-s SEED]	fault phase length, and that of
 #					the oversubscribed round (default
 #					PFB_SOAK_SECS or 10 s), seed (PFB_SEED)
+# -q: quick, the fault phase one accounting round (sk1a, BQL on, its flows
+# checked for order) instead of the matrix and its chaos rounds; for the
+# debug kernels' quick pass, where a round takes a minute or two.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
@@ -54,15 +57,17 @@ pfbload=$PFB_TOP/selftests/pfb_load
 
 secs=${PFB_SOAK_SECS:-10}
 seed=${PFB_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
-while getopts "t:s:" opt; do
+quick=
+while getopts "qt:s:" opt; do
 	case $opt in
+	q) quick=-q ;;
 	t) secs=$OPTARG ;;
 	s) seed=$OPTARG ;;
-	*) echo "usage: $0 [-t SECS] [-s SEED]"; exit 1 ;;
+	*) echo "usage: $0 [-q] [-t SECS] [-s SEED]"; exit 1 ;;
 	esac
 done
 RANDOM=$seed
-echo "# seed $seed, fault phase ${secs}s (reproduce: soak.sh -s $seed -t $secs)"
+echo "# seed $seed, fault phase ${secs}s${quick:+, quick} (reproduce: soak.sh ${quick:+-q }-s $seed -t $secs)"
 
 in_parallel_vm && check_cmp "real parallelism: at least 4 CPUs" "$(nproc)" ">=" 4
 load_module sch_pfifo_bulk
@@ -626,7 +631,10 @@ round_oversub() {
 		"sink $(<$os.sink7008), floods received: skf1 $rcv1, skf2 $rcv2, at ${SECONDS}s"
 	check_cmp "$r: more senders at work at once than CPUs" "$n_senders" ">" "$(nproc)"
 	check_eq "$r: the numbered stream and the floods ran to their end" "$rc $bad" "0 0"
-	check_cmp "$r: sink received the numbered stream" "$n_rcv" ">" 200
+	# The stream (nice 10, one CPU) finds room in the queue only between
+	# pktgen's packets: 15 % of it arrived on a stock kernel, 0.1 to 15 %
+	# on the KASAN kernel, where round 1's pktgen flows prove the order.
+	xfail_on_slow check_cmp "$r: sink received the numbered stream" "$n_rcv" ">" 200
 	check_eq "$r: nothing reordered or duplicated" "$n_reord $n_dup" "0 0"
 	check_cmp "$r: floods from skf1 arrived" "$rcv1" ">" 0
 	check_cmp "$r: floods from skf2 arrived" "$rcv2" ">" 0
@@ -643,7 +651,8 @@ round_oversub() {
 variants=("sk1a on" "sk4 off" "sk4 on" "sk1a off")
 start=$SECONDS
 r=0
-while [ $((SECONDS - start)) -lt "$secs" ] || [ $r -lt 2 ]; do
+[ -n "$quick" ] && round_acct ${variants[0]}
+while [ -z "$quick" ] && { [ $((SECONDS - start)) -lt "$secs" ] || [ $r -lt 2 ]; }; do
 	round_acct ${variants[r % 4]}
 	r=$((r + 1))
 	[ $((r % 2)) = 0 ] && { pick sk1a sk4; round_chaos $REPLY; }
