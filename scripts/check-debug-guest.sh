@@ -9,12 +9,14 @@
 # work several times slower. After each test kmemleak scans: a leak fails
 # the test it followed. Then, with -s SECS, the soak (soak.sh -t SECS).
 #
-#   check-debug-guest.sh [-s SECS] [-d FILE] [-w SKIP,USECS] TEST...
+#   check-debug-guest.sh [-s SECS [-q]] [-d FILE] [-w SKIP,USECS] TEST...
 #
 # -d FILE: a copy of the kernel log, refreshed every 20 s, for when the
 # guest does not come back (tools/vm/run then only has the console).
 # -w SKIP,USECS: KCSAN's skip_watch and udelay_task for the soak (default
-# 200,2000; the tests run with the kernel's).
+# 200,2000; the tests run with the kernel's). -q: the quick soak (soak.sh
+# -q), with the kernel's sampling too: with the wide watch a single round
+# of it did not end within 4 minutes.
 #
 # TAP lines "ok N NAME # SECONDS" / "not ok N NAME", then
 # "# boot S s, suite S s" and "N passed, N failed, N skipped".
@@ -22,14 +24,16 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 soak=
+soak_quick=
 dmesg_copy=
 kcsan_watch=200,2000
-while getopts "s:d:w:" opt; do
+while getopts "s:qd:w:" opt; do
 	case $opt in
 	s) soak=$OPTARG ;;
+	q) soak_quick=-q ;;
 	d) dmesg_copy=$OPTARG ;;
 	w) kcsan_watch=$OPTARG ;;
-	*) echo "usage: $0 [-s SECS] [-d FILE] [-w SKIP,USECS] TEST..."; exit 2 ;;
+	*) echo "usage: $0 [-s SECS [-q]] [-d FILE] [-w SKIP,USECS] TEST..."; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -144,8 +148,8 @@ for t in "$@"; do
 	run "$t" "$timeout" ./"$t"
 done
 if [ -n "$soak" ]; then
-	kcsan_set "$kcsan_watch"
-	run "soak.sh -t $soak" $((soak * 2 + timeout)) ./soak.sh -t "$soak"
+	[ -n "$soak_quick" ] || kcsan_set "$kcsan_watch"
+	run "soak.sh ${soak_quick:+-q }-t $soak" $((soak * 2 + timeout)) ./soak.sh $soak_quick -t "$soak"
 fi
 
 # Objects freed late: look again.
