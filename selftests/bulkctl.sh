@@ -145,10 +145,7 @@ check "-s -j show = tc -s -j, byte for byte" diff <("$B" -s -j show $dev) <(tc -
 # --- watch -----------------------------------------------------------------------------
 # One sender on the dummy finds the qdisc idle and empty every time: all
 # its packets are bypassed. On a refnic device that is the bottleneck a
-# backlog forms batches. The bottleneck is BQL, not the line: with at most
-# 120 bytes in flight and completions every 10 ms the device takes about
-# 300 frames a second, where pktgen on a debug kernel (1,200 per second
-# seen) would not fill the 2 Mb/s line.
+# backlog forms batches.
 check "load on $dev" pkt_load $dev 120
 w=$("$B" -j watch $dev interval 1 count 1)
 kill $pkt_load_pid 2>/dev/null
@@ -161,6 +158,10 @@ check_eq "watch on a dummy: no batch" "$(jq .batches_per_sec <<< "$w")" 0
 wdev=pfbbc4
 refnic_device_bound $wdev
 check "pfifo_bulk on $wdev" "$B" add $wdev handle 2:
+# The bottleneck is BQL, not the line: with at most 120 bytes in flight and
+# completions every 10 ms the device takes about 300 frames a second, where
+# pktgen on a debug kernel (1,200 per second seen) does not fill the 2 Mb/s
+# line.
 check "BQL: at most 120 bytes in flight" \
 	eval "echo 120 > /sys/class/net/$wdev/queues/tx-0/byte_queue_limits/limit_max"
 tx0=$(tx_packets $wdev)

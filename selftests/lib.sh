@@ -154,7 +154,8 @@ pfb_not_ok() {
 }
 
 # xfail_on_slow CHECK...: CHECK is a check whose bound holds only where the
-# guest keeps a schedule of a few milliseconds. With KSFT_MACHINE_SLOW=yes,
+# guest keeps up: a schedule of a few milliseconds, a userspace sender's
+# share beside pktgen's. With KSFT_MACHINE_SLOW=yes,
 # as netdev's CI sets it for its debug kernels (and check-debug-guest.sh
 # does for ours), its failure is expected (XFAIL), as in the kernel's
 # selftests/net/forwarding/lib.sh. Used only where a stock kernel proves
