@@ -690,7 +690,13 @@ n_faults=$((n_faults + 2)) n_reconf=$((n_reconf + 2))
 wait $stream_pid
 wait $sink_pid
 echo "# stream: $(cat /tmp/soak-stream.$$), sink: $(cat /tmp/soak-sink.$$)"
-check_cmp "sink received the stream" "$(jq .received /tmp/soak-sink.$$)" ">" 1000
+# A quarter at least: the limit may fall to 20 and purge; 58 % to 100 %
+# arrived in all runs seen. (Not a count: the KASAN kernel's sender sent
+# 1,200 in the 3 s, a stock kernel's 7,000.)
+stream_sent=$(jq .sent /tmp/soak-stream.$$)
+check_cmp "the stream was sent" "$stream_sent" ">" 500
+check_cmp "sink received a quarter of the stream at least" \
+	"$(jq .received /tmp/soak-sink.$$)" ">=" "$((stream_sent / 4))"
 check_eq "nothing reordered or duplicated" \
 	"$(jq -c '[.reordered, .duplicated]' /tmp/soak-sink.$$)" "[0,0]"
 rm -f /tmp/soak-sink.$$ /tmp/soak-stream.$$
