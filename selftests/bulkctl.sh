@@ -164,7 +164,7 @@ check "pfifo_bulk on $wdev" "$B" add $wdev handle 2:
 # line.
 check "BQL: at most 120 bytes in flight" \
 	eval "echo 120 > /sys/class/net/$wdev/queues/tx-0/byte_queue_limits/limit_max"
-tx0=$(tx_packets $wdev)
+tx0=$(link_stat $wdev tx_packets)
 REFNIC_PKTGEN_CPUS=1 refnic_pktgen $wdev queue_xmit 0 &
 pg_pid=$!
 defer refnic_pktgen_stop

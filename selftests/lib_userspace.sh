@@ -43,15 +43,11 @@ pkt_send() {
 pkt_load() {
 	local tx0
 
-	tx0=$(tx_packets "$1")
+	tx0=$(link_stat "$1" tx_packets)
 	python3 "$PFB_TOP/selftests/pfb_pktsend.py" "$1" 0 "$2" > /dev/null &
 	pkt_load_pid=$!
 	defer "kill $pkt_load_pid"
 	wait_sent "$1" "$tx0"
-}
-
-tx_packets() {
-	cat "/sys/class/net/$1/statistics/tx_packets"
 }
 
 # wait_sent DEV FROM: wait until DEV has sent more than FROM frames; fails
@@ -60,7 +56,7 @@ wait_sent() {
 	local i
 
 	for ((i = 0; i < 600; i++)); do
-		[ "$(tx_packets "$1")" -gt "$2" ] && return 0
+		[ "$(link_stat "$1" tx_packets)" -gt "$2" ] && return 0
 		sleep 0.1
 	done
 	echo "# $1 sent nothing in 60 s"

@@ -651,12 +651,15 @@ round_oversub() {
 variants=("sk1a on" "sk4 off" "sk4 on" "sk1a off")
 start=$SECONDS
 r=0
-[ -n "$quick" ] && round_acct ${variants[0]}
-while [ -z "$quick" ] && { [ $((SECONDS - start)) -lt "$secs" ] || [ $r -lt 2 ]; }; do
-	round_acct ${variants[r % 4]}
-	r=$((r + 1))
-	[ $((r % 2)) = 0 ] && { pick sk1a sk4; round_chaos $REPLY; }
-done
+if [ -n "$quick" ]; then
+	round_acct ${variants[0]}
+else
+	while [ $((SECONDS - start)) -lt "$secs" ] || [ $r -lt 2 ]; do
+		round_acct ${variants[r % 4]}
+		r=$((r + 1))
+		[ $((r % 2)) = 0 ] && { pick sk1a sk4; round_chaos $REPLY; }
+	done
+fi
 round_oversub
 pktgen_clear
 check_cmp "a backlog built up under load (pktgen ahead of the device)" "$n_backlog" ">" 0
