@@ -26,12 +26,31 @@ apt_update_once() {
 	apt_updated=1
 }
 
-# Newest "6.12.N+deb12" ABI name bookworm's archives offer.
+# An installable package of that name, or nothing: apt-cache policy shows a
+# candidate ("apt-cache show" succeeds, silent, for a name only some other
+# package replaces).
+candidate() {
+	LC_ALL=C apt-cache policy "$1" 2>/dev/null |
+		awk '$1 == "Candidate:" && $2 != "(none)" { ok = 1 } END { exit !ok }' &&
+		echo "$1"
+}
+
+# The newest "6.12.N+deb12" kernel bookworm's archives offer with headers
+# and an image, as the two package names. The signed image follows the
+# headers by days (6.12.118 had headers and only the -unsigned image for a
+# while); the -unsigned one is the same kernel, and does for a guest.
 newest_612() {
+	local abi image
 	apt_update_once
-	apt-cache pkgnames linux-headers-6.12. |
-		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12\)-amd64$/\1/p' |
-		sort -V | tail -n1
+	for abi in $(apt-cache pkgnames linux-headers-6.12. |
+		     sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12\)-amd64$/\1/p' |
+		     sort -rV); do
+		candidate "linux-headers-$abi-amd64" >/dev/null || continue
+		image=$(candidate "linux-image-$abi-amd64" ||
+			candidate "linux-image-$abi-amd64-unsigned") || continue
+		echo "$image linux-headers-$abi-amd64"
+		return
+	done
 }
 
 base_pkgs=(
@@ -51,15 +70,15 @@ missing() {
 }
 
 install_pkgs() {
-	local abi612 todo
+	local k612 todo
 	if [ -z "$(missing "${base_pkgs[@]}")" ] &&
 	   ls /usr/src/linux-headers-6.12.*-amd64 >/dev/null 2>&1 &&
 	   ls /boot/vmlinuz-6.12.*-amd64 >/dev/null 2>&1; then
 		return
 	fi
-	abi612=$(newest_612)
-	[ -n "$abi612" ] || { log "no linux-headers-6.12.*+deb12-amd64 in the archive"; exit 1; }
-	todo=$(missing "${base_pkgs[@]}" "linux-image-$abi612-amd64" "linux-headers-$abi612-amd64")
+	k612=$(newest_612)
+	[ -n "$k612" ] || { log "no 6.12.*+deb12-amd64 kernel with headers in the archive"; exit 1; }
+	todo=$(missing "${base_pkgs[@]}" $k612)
 	[ -z "$todo" ] && return
 	apt_update_once
 	log "installing: $(echo $todo)"
