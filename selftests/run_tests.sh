@@ -65,6 +65,9 @@ for t in "$@"; do
 		[ $rc -eq 0 ] || [ $rc -eq 4 ] && rc=1
 	fi
 	rm -f /tmp/pfb-klog.$$
+	# The failed checks again, next to the verdict: a log cut to its last
+	# lines (CI shows only those) still says what failed.
+	[ $rc -eq 0 ] || echo "$out" | grep '^not ok' | sed 's/^/# failed: /'
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok $n $t # ${secs}s" ;;
 	4)

@@ -693,13 +693,13 @@ n_faults=$((n_faults + 2)) n_reconf=$((n_reconf + 2))
 wait $stream_pid
 wait $sink_pid
 echo "# stream: $(cat /tmp/soak-stream.$$), sink: $(cat /tmp/soak-sink.$$)"
-# A quarter at least: the limit may fall to 20 and purge; 58 % to 100 %
-# arrived in all runs seen. (Not a count: the KASAN kernel's sender sent
-# 1,200 in the 3 s, a stock kernel's 7,000.)
-stream_sent=$(jq .sent /tmp/soak-stream.$$)
-check_cmp "the stream was sent" "$stream_sent" ">" 500
-check_cmp "sink received a quarter of the stream at least" \
-	"$(jq .received /tmp/soak-sink.$$)" ">=" "$((stream_sent / 4))"
+# Enough arrived for its order to mean something. A count, not a share
+# of what was sent: the sender's rate is the qdisc's doing (a socket
+# blocks while the queue holds its packets and runs free while a low
+# limit drops them: 5,249 to 32,960 sent in the 3 s on stock 6.12), and
+# what arrives is bounded by the 2 Mb/s line (about 5,000) on a stock
+# kernel and by the sender on the KASAN kernel (969 of 1,200 sent).
+check_cmp "sink received the stream" "$(jq .received /tmp/soak-sink.$$)" ">" 500
 check_eq "nothing reordered or duplicated" \
 	"$(jq -c '[.reordered, .duplicated]' /tmp/soak-sink.$$)" "[0,0]"
 rm -f /tmp/soak-sink.$$ /tmp/soak-stream.$$
