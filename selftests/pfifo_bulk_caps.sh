@@ -106,6 +106,9 @@ run() {
 	     "doorbells 1/2/3-4/5-8/9+ $db${ev:+; trace $ev}"
 	check_eq "$name: offered == sent + dropped" "$offered" \
 		"$(($(jq .packets <<< "$x") + $(jq .drops <<< "$x")))"
+	# Drained, so the last batch has ended too: each has one end reason.
+	check_eq "$name: end reasons sum to batches" \
+		"$(xs '.end_bytes + .end_pkts + .end_budget + .end_empty')" "$(xs .batches)"
 	[ "$(jq .drops <<< "$x")" -gt 0 ] &&
 		check_eq "$name: tail drops are drops, not overlimits" "$(jq .overlimits <<< "$x")" 0
 	return 0
