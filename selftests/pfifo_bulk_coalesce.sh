@@ -158,11 +158,16 @@ total=$(($(nproc) * per))
 delay=$((gap_ns * $(nproc))) co_us=$((8 * gap_ns / 1000))
 echo "# paced: $delay ns between the frames of each of $(nproc) threads;" \
      "coalesce_usecs $co_us coalesce_pkts 8"
+# (A debug kernel on TCG keeps no 100 us schedule: the KASAN kernel's
+# pktgen sent 1,000 frames a second, then caught up in bunches, and the
+# core's BQL bulk dequeue rang 0.12 times per packet for pfifo.)
 for bql in on off; do
 	check "paced, BQL $bql: pfifo" paced pfifo $bql pfifo limit 10000 &&
-		check_cmp "paced, BQL $bql: pfifo rings about once per packet" "$dbpp" ">=" 0.8
+		xfail_on_slow check_cmp "paced, BQL $bql: pfifo rings about once per packet" \
+			"$dbpp" ">=" 0.8
 	check "paced, BQL $bql: pfifo_bulk" paced pfifo_bulk $bql pfifo_bulk limit 10000 &&
-		check_cmp "paced, BQL $bql: pfifo_bulk without coalescing too" "$dbpp" ">=" 0.8
+		xfail_on_slow check_cmp "paced, BQL $bql: pfifo_bulk without coalescing too" \
+			"$dbpp" ">=" 0.8
 	check "paced, BQL $bql: pfifo_bulk coalescing" \
 		paced coalesce $bql pfifo_bulk limit 10000 coalesce_usecs $co_us coalesce_pkts 8 &&
 		check_cmp "paced, BQL $bql: coalescing rings once per 4 packets or less" "$dbpp" "<=" 0.25

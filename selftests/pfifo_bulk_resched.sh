@@ -82,13 +82,17 @@ backlog() {
 	     "at bytes/budget/empty $ends, reschedules $resched; driver posted" \
 	     "$(link_stat "$dev" tx_packets), dropped $(link_stat "$dev" tx_dropped)"
 	check_eq "$dev: the qdisc drained: sent all, none left" "$sent $qlen" "$n 0"
-	check_cmp "$dev: the driver dropped most of them" "$(link_stat "$dev" tx_dropped)" ">=" $((n / 2))
+	# (A debug kernel's pktgen queues about 1,200 frames a second, which
+	# the line keeps up with: no backlog, so no drops and no batch to
+	# misjudge. KASAN: all 1,000 posted by the time they were queued.)
+	xfail_on_slow check_cmp "$dev: the driver dropped most of them" \
+		"$(link_stat "$dev" tx_dropped)" ">=" $((n / 2))
 	# the dropped frames leave in batches of $cap, except while frames
 	# still on the line hold BQL's limit: then BQL ends them (end_budget);
 	# how long that lasts is the VM's timing (116 to 200 batches of 4
 	# seen); a quarter of the load in batches at the cap shows it ran
-	check_cmp "$dev: batches ended at bulk_pkts $cap" "$endp" ">=" $((n / 4 / cap))
-	check_cmp "$dev: the qdisc rescheduled itself" "$resched" ">" 0
+	xfail_on_slow check_cmp "$dev: batches ended at bulk_pkts $cap" "$endp" ">=" $((n / 4 / cap))
+	xfail_on_slow check_cmp "$dev: the qdisc rescheduled itself" "$resched" ">" 0
 }
 
 dev=pfbrs0
