@@ -77,6 +77,14 @@ echo stop > $PG/pgctrl
 wait $pg_pid
 
 stacks=$(cat "$TRACEFS"/events/kprobes/pfb_lock*/hist)
+# On the KASAN kernel the stacks do not reach the callers: 16,732 locks
+# gave 32 distinct stacks, none with either function, optprobes or not.
+# What is ours cannot be told there.
+if ! grep -qE 'tc_dump_qdisc|sch_direct_xmit' <<< "$stacks"; then
+	echo "SKIP: no stack of the probes reaches a caller" \
+	     "($(grep -c hitcount <<< "$stacks") distinct stacks, none with tc_dump_qdisc or sch_direct_xmit)"
+	exit $ksft_skip
+fi
 # A stack is ours when a frame of the module lies between the lock and the
 # first interrupt or softirq entry: an interrupt that arrives while our code
 # runs puts our frames below its own, and those locks are not ours.
