@@ -79,6 +79,9 @@ run_case() {
 		check "$name: qdisc set" tc qdisc add dev "$dev" root handle 1: "$kind" "$@" ||
 			return 1
 	fi
+	# The trace first: on a debug kernel switching it on took longer than
+	# the order checker waits for a first frame.
+	batch_trace_start "$dev" || { check "$name: batch trace" false; return 1; }
 	if [ -n "$peer" ]; then
 		rm -f $seq_out.ready
 		python3 "$PFB_TOP/selftests/pfb_seqcheck.py" $peer 2 > $seq_out 2> $seq_out.ready &
@@ -89,7 +92,6 @@ run_case() {
 		done
 		check "$name: order checker ready" test -s $seq_out.ready || return 1
 	fi
-	batch_trace_start "$dev" || { check "$name: batch trace" false; return 1; }
 	tx0=$(link_stat "$dev" tx_packets)
 	[ -z "$peer" ] || rd0=$(link_stat "$peer" rx_dropped)
 	l0=$(lock_count_read)
