@@ -3,7 +3,8 @@
 """pfb_seqcheck.py DEV [IDLE_SECS]: read pktgen frames arriving on DEV and
 check that each flow (UDP source port) arrives in sequence-number order.
 Stops after IDLE_SECS (default 2) without a frame, once one has arrived
-(before that, after 60 x IDLE_SECS), or on SIGTERM; prints {"received": N, "reorders": N, "flows": N} as JSON.
+(before that, after 60 x IDLE_SECS), or on SIGTERM; prints
+{"received": N, "reorders": N, "flows": N} as JSON.
 """
 import json
 import signal
