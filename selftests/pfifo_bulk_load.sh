@@ -159,7 +159,10 @@ if [ $bound = 1 ]; then
 	run_case "bql off: stock pfifo" pfifo &&
 		check_eq "bql off: stock pfifo batches are 1" "$mean" 1.00
 	if run_case "bql off: pfifo_bulk" pfifo_bulk; then
-		check_cmp "bql off: pfifo_bulk mean batch > 2" "$mean" ">" 2
+		# (Needs the backlog of senders that outrun the line: the KASAN
+		# kernel's left the queue empty at 1,968 of 1,979 batch ends in
+		# one run, mean 1.68; 2.99 and 3.24 in two others.)
+		xfail_on_slow check_cmp "bql off: pfifo_bulk mean batch > 2" "$mean" ">" 2
 		check_eq "bql off: nobql path" "$(pfb_opt $dev effective_mode)" nobql
 	fi
 	ethtool --set-priv-flags $dev bql on
