@@ -70,7 +70,7 @@ pktgen_setup "$dev" "$mac" "$count" $size
 # (after a failed check) when the case could not run.
 run_case() {
 	local name=$1 kind=$2 tx0 tx1 l0 l1 offered sent drops backlog hist stats
-	local seq_pid= seq_out=/tmp/pfb-seq.$$ xb tb rq d rd0 rd
+	local seq_pid= seq_out=/tmp/pfb-seq.$$ xb tb rq d rd0
 	shift 2
 	tc qdisc del dev "$dev" root 2>/dev/null
 	if [ "$kind" = pfifo_bulk ]; then
@@ -130,12 +130,10 @@ run_case() {
 	fi
 	if [ -n "$seq_pid" ]; then
 		wait $seq_pid
-		# What the peer's full RX ring dropped (counted: refnic_main.c)
-		# is the receiver's doing, not the sender's.
-		rd=$(($(link_stat "$peer" rx_dropped) - rd0))
-		echo "# $name: order checker $(cat $seq_out), $peer dropped $rd at its RX ring"
+		echo "# $name: order checker $(cat $seq_out), $peer dropped" \
+		     "$(($(link_stat "$peer" rx_dropped) - rd0)) at its RX ring"
 		check_eq "$name: every sent packet reached the peer, in FIFO order" \
-			"$(jq -c '[.received + '"$rd"' >= '"$sent"', .reorders]' $seq_out)" "[true,0]"
+			"$(jq -c '[.received >= '"$sent"', .reorders]' $seq_out)" "[true,0]"
 		rm -f $seq_out
 	fi
 	return 0
