@@ -6,8 +6,9 @@
 # tools/vm/run with 4 vCPUs on multi-threaded TCG, each test followed by a
 # kmemleak scan (scripts/check-debug-guest.sh), then the soak. Any KASAN,
 # lockdep, DEBUG_ATOMIC_SLEEP, kmemleak or other kernel report fails, and
-# so does a KCSAN report with a frame in our modules; KCSAN reports in the
-# core kernel are listed, not failures (tools/vm/check-kernel-log).
+# so does a KCSAN report whose plain access has a frame in our modules;
+# KCSAN reports in the core kernel are listed, not failures
+# (tools/vm/check-kernel-log).
 #
 # Kprobes patch kernel text, which multi-threaded TCG does not survive:
 # the tests that use them (found by grep) run in a second boot on one
