@@ -698,8 +698,9 @@ echo "# stream: $(cat /tmp/soak-stream.$$), sink: $(cat /tmp/soak-sink.$$)"
 # blocks while the queue holds its packets and runs free while a low
 # limit drops them: 5,249 to 32,960 sent in the 3 s on stock 6.12), and
 # what arrives is bounded by the 2 Mb/s line (about 5,000) on a stock
-# kernel and by the sender on the KASAN kernel (969 of 1,200 sent).
-check_cmp "sink received the stream" "$(jq .received /tmp/soak-sink.$$)" ">" 500
+# kernel and by the sender on the KASAN kernel (969 of 1,200 sent); on
+# the KCSAN kernel with its wide watch 88 arrived.
+xfail_on_slow check_cmp "sink received the stream" "$(jq .received /tmp/soak-sink.$$)" ">" 500
 check_eq "nothing reordered or duplicated" \
 	"$(jq -c '[.reordered, .duplicated]' /tmp/soak-sink.$$)" "[0,0]"
 rm -f /tmp/soak-sink.$$ /tmp/soak-stream.$$
