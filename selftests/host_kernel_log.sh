@@ -97,8 +97,7 @@ kcsan "assert: race in refnic_ring_reap / netif_tx_wake_queue" \
 	"read-write (marked)" "$core_wake" > "$tmp/assert"
 check_eq "our ASSERT_EXCLUSIVE_WRITER broken: a failure" "$(verdict assert)" "1 "
 
-kcsan "data-race in __qdisc_run / netif_tx_wake_queue" \
-	"read-write (marked)" "$core_wake" read "$core_read" | head -n 8 > "$tmp/cut"
+head -n 8 "$tmp/core" > "$tmp/cut"
 check_eq "a report cut short (the guest stopped): a failure" "$(verdict cut)" "1 "
 
 {
