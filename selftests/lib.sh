@@ -91,21 +91,35 @@ module_ko() {
 	fi
 }
 
-# load_module NAME: NAME from module_ko when that file was built for the
-# running kernel, else the installed one (modprobe); a file named by
-# PFB_QDISC_KO or PFB_MODULES_DIR must load. Skips the test when neither
-# exists. Unloaded at exit if we loaded it.
-load_module() {
-	local name=$1 ko named=${PFB_MODULES_DIR:-}
+# module_file NAME: the module load_module loads NAME from, for modinfo:
+# module_ko's file when it was built for the running kernel, else NAME
+# itself (modinfo and modprobe find it in the kernel's module tree: a debug
+# kernel's in-tree build, or one installed).
+module_file() {
+	local ko
 
-	ko=$(module_ko "$name")
-	[ "$name" = sch_pfifo_bulk ] && named+=${PFB_QDISC_KO:-}
-	lsmod | grep -q "^$name " && return 0
+	ko=$(module_ko "$1")
 	if [ -n "$ko" ] && [ -f "$ko" ] &&
 	   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ]; then
-		insmod "$ko" || setup_failed "insmod $ko"
-	elif [ -n "$named" ] && [ -n "$ko" ]; then
-		setup_failed "$ko: missing or not built for $(uname -r)"
+		echo "$ko"
+	else
+		echo "$1"
+	fi
+}
+
+# load_module NAME: NAME from module_file; a file named by PFB_QDISC_KO or
+# PFB_MODULES_DIR must load. Skips the test when neither exists. Unloaded
+# at exit if we loaded it.
+load_module() {
+	local name=$1 file named=${PFB_MODULES_DIR:-}
+
+	file=$(module_file "$name")
+	[ "$name" = sch_pfifo_bulk ] && named+=${PFB_QDISC_KO:-}
+	lsmod | grep -q "^$name " && return 0
+	if [ "$file" != "$name" ]; then
+		insmod "$file" || setup_failed "insmod $file"
+	elif [ -n "$named" ] && [ -n "$(module_ko "$name")" ]; then
+		setup_failed "$(module_ko "$name"): missing or not built for $(uname -r)"
 	else
 		modprobe "$name" 2>/dev/null || { echo "SKIP: module $name not available"; exit $ksft_skip; }
 	fi

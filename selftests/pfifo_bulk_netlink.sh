@@ -107,5 +107,5 @@ check_eq "mq child added by netlink runs locked (qdisc_graft under mq)" \
 check_eq "lockless root of a multiqueue device before" "$(echo "$mq_root" | jq -r .lockless)" true
 
 check_eq "module alias for autoload" \
-	"$(modinfo -F alias "$(module_ko sch_pfifo_bulk)")" net-sch-pfifo_bulk
+	"$(modinfo -F alias "$(module_file sch_pfifo_bulk)")" net-sch-pfifo_bulk
 pfb_exit
