@@ -23,6 +23,9 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# skip_verdict; none of the tests' cleanup
+. "$top/selftests/lib.sh"
+trap - EXIT
 soak=
 soak_quick=
 dmesg_copy=
@@ -110,12 +113,21 @@ leaks() {
 	echo clear > "$kml"
 	return 1
 }
+# result NAME RC SECS OUTPUT-FILE: the TAP line of a test. A skip passes
+# only when selftests/expected_skips lists it for this kernel, as in
+# run_tests.sh.
 result() {
 	local name=$1 rc=$2 secs=$3
 	n=$((n + 1))
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok $n $name # ${secs}s" ;;
-	4) skip=$((skip + 1)); echo "ok $n $name # SKIP" ;;
+	4)
+		if skip_verdict $n "$name" "$(<"$4")"; then
+			skip=$((skip + 1))
+		else
+			fail=$((fail + 1))
+		fi
+		echo "$REPLY" ;;
 	*) fail=$((fail + 1)); echo "not ok $n $name # ${secs}s" ;;
 	esac
 }
@@ -129,7 +141,8 @@ run() {
 	shift 2
 	t0=$(date +%s)
 	seen=$(dmesg | wc -l)
-	(cd "$top/selftests" && PFB_TOP=$top timeout -k 10 "$secs" "$@") 2>&1 | sed 's/^/# /'
+	(cd "$top/selftests" && PFB_TOP=$top timeout -k 10 "$secs" "$@") 2>&1 |
+		tee /tmp/pfb-out.$$ | sed 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	# 124: stopped by timeout; 137: killed 10 s later, TERM not enough
 	case $rc in 124 | 137) echo "# TIMEOUT ${secs}s" ;; esac
@@ -140,7 +153,8 @@ run() {
 	fi
 	rm -f /tmp/pfb-dmesg.$$ /tmp/pfb-reports.$$
 	leaks "$name" || rc=1
-	result "$name" "$rc" $(($(date +%s) - t0))
+	result "$name" "$rc" $(($(date +%s) - t0)) /tmp/pfb-out.$$
+	rm -f /tmp/pfb-out.$$
 }
 
 start=$(date +%s)

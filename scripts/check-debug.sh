@@ -126,7 +126,7 @@ boot() {
 	read -r pass _ fail _ skip _ <<< "$line"
 	pass=${pass:-0} fail=${fail:-0} skip=${skip:-0}
 	# A skip that selftests/expected_skips does not list for the kernel is
-	# a failure already (run_tests.sh); the listed ones are shown.
+	# a failure already (check-debug-guest.sh); the listed ones are shown.
 	grep -E '^ok [0-9]+ .* # SKIP ' "$vmout/tap" | sed 's/^ok [0-9]* /# skipped as expected: /'
 	if [ -z "$line" ]; then
 		echo "not ok - $f/$name did not finish (tools/vm/run exit $vmrc)"

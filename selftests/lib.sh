@@ -69,6 +69,29 @@ require_cmd() {
 	done
 }
 
+# skip_verdict N TEST OUTPUT: whether the skip (exit 4) of TEST, the Nth
+# test of a TAP stream, is one that expected_skips lists, with its reason,
+# for the running kernel; the TAP line in $REPLY: "ok N TEST # SKIP why
+# (expected on KVER: reason)", or "not ok N TEST # SKIP why: not expected".
+# TEST may carry its arguments ("soak.sh -t 300"): the script is listed.
+# (run_tests.sh and the debug kernels' scripts/check-debug-guest.sh)
+skip_verdict() {
+	local n=$1 test=$2 why k t reason kver
+
+	kver=$(uname -r)
+	why=$(grep -m1 '^SKIP' <<< "$3" | sed 's/^SKIP: *//')
+	while read -r k t reason; do
+		[[ $k == \#* || -z $k ]] && continue
+		# shellcheck disable=SC2053 # $k is a pattern
+		if [[ $kver == $k && $t == "${test%% *}" ]]; then
+			REPLY="ok $n $test # SKIP ${why:-?} (expected on $kver: ${reason:-no reason given})"
+			return 0
+		fi
+	done < "$(dirname "${BASH_SOURCE[0]}")/expected_skips"
+	REPLY="not ok $n $test # SKIP ${why:-?}: not expected on $kver (selftests/expected_skips)"
+	return 1
+}
+
 # module_ko NAME: the file load_module loads NAME from, if any: PFB_QDISC_KO
 # for sch_pfifo_bulk (another revision's build, or one broken on purpose to
 # see a test fail), else PFB_MODULES_DIR/NAME.ko (make check builds each

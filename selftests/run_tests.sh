@@ -23,18 +23,6 @@ if [ $# -eq 0 ]; then
 fi
 kver=$(uname -r)
 
-# expected_skip TEST: the reason expected_skips gives for TEST on this
-# kernel, if any.
-expected_skip() {
-	local k t reason
-	while read -r k t reason; do
-		[[ $k == \#* || -z $k ]] && continue
-		# shellcheck disable=SC2053 # $k is a pattern
-		[[ $kver == $k && $t == "$1" ]] && { echo "${reason:-no reason given}"; return 0; }
-	done < "$here/expected_skips"
-	return 1
-}
-
 parallel=
 if in_parallel_vm; then
 	parallel=" $(make -s -C "$here" --no-print-directory list_tests_parallel) "
@@ -71,14 +59,12 @@ for t in "$@"; do
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok $n $t # ${secs}s" ;;
 	4)
-		why=$(echo "$out" | grep -m1 '^SKIP' | sed 's/^SKIP: *//')
-		if reason=$(expected_skip "$t"); then
+		if skip_verdict $n "$t" "$out"; then
 			skip=$((skip + 1))
-			echo "ok $n $t # SKIP ${why:-?} (expected on $kver: $reason)"
 		else
 			fail=$((fail + 1))
-			echo "not ok $n $t # SKIP ${why:-?}: not expected on $kver (selftests/expected_skips)"
-		fi ;;
+		fi
+		echo "$REPLY" ;;
 	124) fail=$((fail + 1)); echo "not ok $n $t # TIMEOUT ${timeout}s" ;;
 	*) fail=$((fail + 1)); echo "not ok $n $t # exit=$rc" ;;
 	esac
