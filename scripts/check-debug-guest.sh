@@ -163,7 +163,11 @@ for t in "$@"; do
 done
 if [ -n "$soak" ]; then
 	[ -n "$soak_quick" ] || kcsan_set "$kcsan_watch"
-	run "soak.sh ${soak_quick:+-q }-t $soak" $((soak * 2 + timeout)) ./soak.sh $soak_quick -t "$soak"
+	# The fault phase runs whole rounds, at least three, however short
+	# SECS is: with the wide watch the KCSAN kernel took 5 minutes a
+	# round, and a limit of 2 x SECS + one test's went by 1,800 s into
+	# the soak's closing checks.
+	run "soak.sh ${soak_quick:+-q }-t $soak" $((soak * 2 + 2 * timeout)) ./soak.sh $soak_quick -t "$soak"
 fi
 
 # Objects freed late: look again.
