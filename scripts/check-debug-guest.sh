@@ -23,7 +23,7 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# skip_verdict; none of the tests' cleanup
+# skip_verdict, shared with run_tests.sh (not the tests' cleanup trap)
 . "$top/selftests/lib.sh"
 trap - EXIT
 soak=
