@@ -8,7 +8,9 @@
  * the user gave are sent, so "change" touches nothing else and the kernel
  * keeps its defaults on "add". Values are only parsed here (a count, a tc
  * size, a mode name); their ranges are the kernel's, and its extended ack,
- * which names the option and the range, is what tc prints. Options and
+ * which names the option and the range, is what tc prints. The callbacks take
+ * a const struct qdisc_util * where the iproute2 source does (6.9 and later;
+ * PFB_QU_CONST, from the Makefile's probe). Options and
  * statistics print through tools/include/pfifo_bulk_user.h, which bulkctl
  * shares; attributes this file does not know (a newer qdisc) are skipped.
  */
@@ -44,8 +46,8 @@ static int illegal(int type, const char *val)
 	return -1;
 }
 
-static int pfifo_bulk_parse_opt(struct qdisc_util *qu, int argc, char **argv,
-				struct nlmsghdr *n, const char *dev)
+static int pfifo_bulk_parse_opt(PFB_QU_CONST struct qdisc_util *qu, int argc,
+				char **argv, struct nlmsghdr *n, const char *dev)
 {
 	bool has[TCA_PFIFO_BULK_MAX + 1] = {};
 	__u32 val[TCA_PFIFO_BULK_MAX + 1] = {};
@@ -103,7 +105,7 @@ static int pfifo_bulk_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	return 0;
 }
 
-static int pfifo_bulk_print_opt(struct qdisc_util *qu, FILE *f,
+static int pfifo_bulk_print_opt(PFB_QU_CONST struct qdisc_util *qu, FILE *f,
 				struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_PFIFO_BULK_MAX + 1];
@@ -117,7 +119,7 @@ static int pfifo_bulk_print_opt(struct qdisc_util *qu, FILE *f,
 	return 0;
 }
 
-static int pfifo_bulk_print_xstats(struct qdisc_util *qu, FILE *f,
+static int pfifo_bulk_print_xstats(PFB_QU_CONST struct qdisc_util *qu, FILE *f,
 				   struct rtattr *xstats)
 {
 	struct rtattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1];
