@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side check that the benchmark tables of README.rst and
+# Documentation/benchmark.rst are the ones Documentation/results.json gives
+# (scripts/figures writes them; a table edited by hand, or a run changed
+# without rewriting its tables, fails here), and that the check itself
+# catches a hand edit: one figure of the README's table changed in a copy.
+#
+#   selftests/host_figures.sh
+
+. "$(dirname "$0")/lib.sh"
+
+figures=$PFB_TOP/scripts/figures
+tmp=$(mktemp -d)
+defer "rm -rf $tmp"
+
+check "README.rst and Documentation/benchmark.rst match results.json" "$figures" --check
+
+# Every run says where its figures come from.
+check "every run has kernel, host, command, date and provenance" python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+bad = [n for n, r in runs.items()
+       if not all(r.get(k) for k in ("kernel", "host", "command", "date", "provenance"))]
+print("runs without provenance:", bad) if bad else None
+sys.exit(1 if bad or not runs else 0)' "$PFB_TOP/Documentation/results.json"
+
+cp "$PFB_TOP/README.rst" "$tmp/README.rst"
+# the first ratio of the headline table, one digit changed by hand
+sed -i '/^\.\. begin figures headline/,/^\.\. end figures headline/ {
+	0,/[0-9]\.[0-9][0-9][0-9] \[/ s/\([0-9]\.[0-9][0-9]\)\([0-9]\) \[/\1X \[/
+}' "$tmp/README.rst"
+sed -i 's/X \[/9 [/' "$tmp/README.rst"
+check "the copy differs from the README" pfb_fails cmp -s "$PFB_TOP/README.rst" "$tmp/README.rst"
+check_fails "a hand-edited figure fails the check" "$figures" --check "$tmp/README.rst"
+
+pfb_exit
