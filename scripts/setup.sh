@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install everything the build, the VM harness, the tests and the benchmark
-# need on a Debian bookworm host, as root. Idempotent: when every package and
+# need on a Debian bookworm host, as root, and the Debian 13 (trixie) root
+# with trixie's kernels that the tests use beside the host's
+# (scripts/trixie-root.sh). Idempotent: when every package and
 # every extracted source is already present it only checks and returns.
 #
 #   scripts/setup.sh            install what is missing
@@ -58,6 +60,7 @@ base_pkgs=(
 	busybox-static cpio
 	libmnl-dev iproute2 ethtool linux-perf sparse dkms gnuplot-nox
 	python3 python3-pyroute2 jq gojq valgrind man-db dpkg-dev iputils-ping zstd
+	debootstrap
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
 )
 
@@ -182,4 +185,5 @@ install_pkgs
 install_qemu
 extract_sources
 iproute2_source
+"$top/scripts/trixie-root.sh"
 log "ok"
