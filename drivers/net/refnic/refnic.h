@@ -197,6 +197,23 @@ int refnic_set_queues(struct net_device *dev, unsigned int tx,
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue);
 
+/* Kernel API differences, probed by Kbuild in the headers built against. */
+
+/* hrtimer_setup() (6.13) sets the callback with the rest; newer kernels
+ * have no hrtimer_init().
+ */
+static inline void refnic_hrtimer_setup(struct hrtimer *timer,
+					enum hrtimer_restart (*fn)(struct hrtimer *),
+					clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef REFNIC_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
 /* refnic_ethtool.c */
 extern const struct ethtool_ops refnic_ethtool_ops;
 

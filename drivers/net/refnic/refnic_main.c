@@ -432,6 +432,23 @@ static int refnic_newlink(struct net *src_net, struct net_device *dev,
 	return 0;
 }
 
+/* Since 6.14 newlink takes its arguments in struct rtnl_newlink_params
+ * (probed by Kbuild).
+ */
+#ifdef REFNIC_HAVE_NEWLINK_PARAMS
+static int refnic_newlink_params(struct net_device *dev,
+				 struct rtnl_newlink_params *params,
+				 struct netlink_ext_ack *extack)
+{
+	return refnic_newlink(params->src_net, dev, params->tb, params->data,
+			      extack);
+}
+
+#define REFNIC_NEWLINK	refnic_newlink_params
+#else
+#define REFNIC_NEWLINK	refnic_newlink
+#endif
+
 static void refnic_dellink(struct net_device *dev, struct list_head *head)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
@@ -463,7 +480,7 @@ static struct rtnl_link_ops refnic_link_ops = {
 	.priv_size	= sizeof(struct refnic_priv),
 	.setup		= refnic_setup,
 	.validate	= refnic_validate,
-	.newlink	= refnic_newlink,
+	.newlink	= REFNIC_NEWLINK,
 	.dellink	= refnic_dellink,
 	.policy		= refnic_policy,
 	.maxtype	= REFNIC_INFO_MAX,

@@ -757,12 +757,10 @@ int refnic_queues_init(struct net_device *dev)
 		u64_stats_init(&q->rstats.syncp);
 		skb_queue_head_init(&q->rxq);
 		spin_lock_init(&q->irq_lock);
-		hrtimer_init(&q->wire_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_SOFT);
-		q->wire_timer.function = refnic_wire_run;
-		hrtimer_init(&q->irq_timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_SOFT);
-		q->irq_timer.function = refnic_irq_timer;
+		refnic_hrtimer_setup(&q->wire_timer, refnic_wire_run,
+				     CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+		refnic_hrtimer_setup(&q->irq_timer, refnic_irq_timer,
+				     CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 		netif_napi_add(dev, &q->napi, refnic_poll);
 	}
 	return 0;
