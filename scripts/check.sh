@@ -13,6 +13,11 @@
 # ran no test, and a skip not listed in selftests/expected_skips (run_tests.sh
 # counts that one) are failures.
 #
+# A kernel of the Debian 13 root (scripts/trixie-root.sh) has its modules
+# and its DKMS build made in that root, with trixie's gcc 14, and its
+# guests run with that root as their userspace (trixie's tc and ethtool);
+# the host's kernels build and run on the host's Debian 12.
+#
 #   scripts/check.sh            newest installed 6.1 and 6.12 kernels
 #   PFB_KERNELS="K1 K2" scripts/check.sh
 #   PFB_TESTS="smoke.sh ..." scripts/check.sh   a subset of the selftests
@@ -25,8 +30,26 @@ mkdir -p "$out"
 modules=/var/cache/pfifo-bulk/check-modules/$(printf %s "$top" | sha1sum | cut -c1-12)
 trap 'rm -rf "$modules"' EXIT
 
+trixie=${PFB_TRIXIE_ROOT:-/var/cache/pfifo-bulk/trixie-root}
+
 newest() {
 	ls /boot/vmlinuz-"$1".*-amd64 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1
+}
+
+# in_trixie KVER: true for a kernel of the trixie root (not the host's).
+in_trixie() {
+	! [ -r "/boot/vmlinuz-$1" ] && [ -r "$trixie/boot/vmlinuz-$1" ]
+}
+
+# in_root_of KVER CMD...: CMD where KVER's modules are built.
+in_root_of() {
+	local k=$1
+	shift
+	if in_trixie "$k"; then
+		scripts/trixie-root.sh --chroot "$@"
+	else
+		"$@"
+	fi
 }
 
 total_pass=0 total_fail=0 total_skip=0
@@ -70,8 +93,8 @@ step() {
 # the checkout (kbuild's clean deletes every .ko under M=, so they are kept
 # outside it, where the guest still sees them).
 build_clean() {
-	make -s clean-modules KVER="$1" >/dev/null 2>&1
-	make modules KVER="$1" W=1 C=1 2>&1 | tee "$out/build-$1.raw" >/dev/null
+	in_root_of "$1" make -s clean-modules KVER="$1" >/dev/null 2>&1
+	in_root_of "$1" make modules KVER="$1" W=1 C=1 2>&1 | tee "$out/build-$1.raw" >/dev/null
 	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
 	! grep -iE 'warning|error:' "$out/build-$1.raw" | grep -v 'Skipping BTF generation' || return 1
 	rm -rf "${modules:?}/$1"
@@ -91,7 +114,8 @@ else
 fi
 kernels=
 for k in $want; do
-	if [ -r "/boot/vmlinuz-$k" ] && [ -d "/lib/modules/$k/build" ]; then
+	if { [ -r "/boot/vmlinuz-$k" ] && [ -d "/lib/modules/$k/build" ]; } ||
+	   { [ -r "$trixie/boot/vmlinuz-$k" ] && [ -d "$trixie/lib/modules/$k/build" ]; }; then
 		kernels+=" $k"
 	else
 		fail_line "kernel ${k#missing-} is not installed (make setup)"
@@ -123,7 +147,8 @@ vm_start() {
 	shift 3
 	echo "$@" > "$out/selftests-$k-$thread.tests"
 	echo "# --- kernel $k, $thread-threaded TCG, $cpus vCPUs: started"
-	PFB_VM_TCG_THREAD=$thread tools/vm/run -c "$cpus" -k "$k" -- \
+	PFB_VM_TCG_THREAD=$thread PFB_VM_USERSPACE=$(in_trixie "$k" && echo "$trixie") \
+		tools/vm/run -c "$cpus" -k "$k" -- \
 		env PFB_MODULES_DIR="$modules/$k" selftests/run_tests.sh "$@" \
 		> "$out/selftests-$k-$thread.log" 2>&1 &
 	vm_pid[$k-$thread]=$!
@@ -176,7 +201,7 @@ for k in $kernels; do
 	kcur=$k
 	echo "# === kernel $k: build"
 	step "build-$k" build_clean "$k" && built+=" $k"
-	step "dkms-$k" scripts/dkms-check.sh "$k"
+	step "dkms-$k" in_root_of "$k" scripts/dkms-check.sh "$k"
 	[[ " $built " == *" $k "* ]] || fail_line "no selftest run on $k: its modules did not build"
 done
 kcur=
