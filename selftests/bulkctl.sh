@@ -8,7 +8,7 @@
 # creates or changes, del only removes a
 # pfifo_bulk), with "dev", root, parent and handle, and only the options
 # given change; -n NETNS works as ip -n; show lists only pfifo_bulk qdiscs,
-# all of them or one device's, says so and exits 2 when DEV has none, and
+# all of them or one device's (nothing, exit 0, when DEV has none, as tc), and
 # prints what tc prints, byte for byte, in text, -j and -s -j; watch prints
 # non-zero packet and batch rates for two intervals under load, a line per
 # qdisc of an mq and their total, keeps each qdisc's counters apart so that
@@ -85,7 +85,7 @@ check_eq "lower bounds: what tc sees" "$(opts $dev | jq -c '[.limit, .bulk_bytes
 check "replace the existing one" "$B" replace $dev handle 1: limit 77 bulk_pkts 4
 check_eq "replace changed it in place" "$(tc -j qdisc show dev $dev | jq -c '.[0] | [.handle, .options.limit, .options.bulk_pkts]')" \
 	'["1:",77,4]'
-expect_fail "change where there is none" 2 "^Error: no qdisc to change on $dev2: use add or replace\.\$" \
+expect_fail "change where there is none" 2 "^Error: no qdisc to change on $dev2 \\(the kernel changes no default one, handle 0\\): use add or replace\.\$" \
 	"$B" change $dev2 limit 5
 err=$("$B" change $dev2 limit 5 2>&1)
 check "change where there is none: not the kernel's NLM_F_CREATE" \
@@ -113,6 +113,49 @@ check_eq "tc sees both children" \
 check "del under mq 1:2" "$B" del $mq parent 1:2 handle 12:
 check_eq "one child left" "$(tc -j qdisc show dev $mq | jq -c '[.[] | select(.kind == "pfifo_bulk") | .handle]')" '["13:"]'
 
+# parent :1: a child of the default mq (handle 0), as tc prints it; bulkctl
+# reads it back as tc does. The kernel addresses no qdisc under a handle-0
+# root (qdisc_lookup(dev, 0) finds nothing: "Failed to find specified
+# qdisc") and changes no default qdisc (handle 0), for tc as for bulkctl:
+# with the mq given a handle (1:), its children are replaced, then changed.
+defmq=pfbbc5
+old_default=$(sysctl -n net.core.default_qdisc)
+defer "sysctl -qw net.core.default_qdisc=$old_default"
+check "default qdisc pfifo_bulk" sysctl -qw net.core.default_qdisc=pfifo_bulk
+must ip link add $defmq numtxqueues 4 type refnic
+defer "ip link del $defmq"
+must ip link set $defmq up
+qlen=$(cat /sys/class/net/$defmq/tx_queue_len)
+check_eq "default mq: its children as bulkctl prints them" \
+	"$("$B" -j show $defmq | jq -c '[.[] | [.handle, .parent]] | sort')" \
+	'[["0:",":1"],["0:",":2"],["0:",":3"],["0:",":4"]]'
+# (effective_mode "auto" follows the device's BQL state between two dumps)
+check "show = tc on the default mq, byte for byte" \
+	diff <("$B" -s show dev $defmq | sed 's/effective_mode [a-z]*//') \
+	<(tc -s qdisc show dev $defmq | awk '/^qdisc /{ p = $2 == "pfifo_bulk" } p' | sed 's/effective_mode [a-z]*//')
+check "-j show = tc -j on the default mq, byte for byte" \
+	diff <("$B" -j show dev $defmq | command jq -c 'map(del(.options.effective_mode))') \
+	<(tc -j qdisc show dev $defmq | command jq -c 'map(select(.kind == "pfifo_bulk") | del(.options.effective_mode))')
+for verb in change replace; do
+	tc qdisc $verb dev $defmq parent :1 pfifo_bulk limit 77 2> /tmp/pfb-tc.$$
+	want="$?:$(cat /tmp/pfb-tc.$$)"
+	check_eq "$verb parent :1 of the default mq: what tc gets" "$want" \
+		"2:Error: Failed to find specified qdisc."
+	err=$("$B" $verb $defmq parent :1 limit 77 2>&1)
+	check_eq "$verb parent :1 of the default mq: bulkctl gets the same" "$?:$err" "$want"
+done
+rm -f /tmp/pfb-tc.$$
+check "the mq gets handle 1:" tc qdisc replace dev $defmq root handle 1: mq
+sysctl -qw net.core.default_qdisc="$old_default"
+expect_fail "change of a default child (handle 0), as tc" 2 \
+	"^Error: no qdisc to change on $defmq \\(the kernel changes no default one, handle 0\\): use add or replace\\.\$" \
+	"$B" change $defmq parent 1:1 limit 77
+check "replace $defmq parent 1:1" "$B" replace $defmq parent 1:1 limit 77 coalesce_usecs 1ms
+check "change $defmq parent 1:1" "$B" change $defmq parent 1:1 limit 0x400
+check_eq "parent 1:1 replaced and changed, its siblings not" \
+	"$(tc -j qdisc show dev $defmq | jq -c '[.[] | select(.kind == "pfifo_bulk") | [.parent, .handle != "0:", .options.limit, .options.coalesce_usecs]] | sort')" \
+	"[[\"1:1\",true,1024,1000],[\"1:2\",false,$qlen,0],[\"1:3\",false,$qlen,0],[\"1:4\",false,$qlen,0]]"
+
 # -n NETNS, as ip -n
 netns_add $ns
 check "device in $ns" ip -n $ns link add pfbbcn0 type dummy
@@ -129,13 +172,13 @@ check_eq "show: every device" "$(echo "$all" | jq -c "[.[] | select(.dev == \"$d
 	"[[\"$dev\",\"1:\"],[\"$mq\",\"13:\"]]"
 check_eq "show DEV: that device only" "$("$B" -j show $mq | jq -c '[.[] | [.handle, .parent]]')" \
 	'[["13:","1:3"]]'
-expect_fail "show DEV without pfifo_bulk" 2 "^bulkctl: show: no pfifo_bulk qdisc on $dev2\$" "$B" show $dev2
-check_eq "show DEV without pfifo_bulk: -j still prints an array" "$("$B" -j show dev $dev2 2>/dev/null)" '[]'
+check_eq "show DEV without pfifo_bulk: exit 0 and nothing, as tc" "$("$B" show $dev2 2>&1; echo $?)" 0
+check_eq "show DEV without pfifo_bulk: -j prints an empty array" "$("$B" -j show dev $dev2 2>&1)" '[]'
 
 check "fresh qdisc for stats" "$B" replace $dev handle 2:
 sent=$(pkt_send $dev 500)
 check_eq "frames sent" "$sent" 500
-keys='{bytes, packets, drops, overlimits, requeues, backlog, qlen, batches, batch_pkts, batch_bytes, mean_batch, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules, bypassed}'
+keys='{bytes, packets, drops, overlimits, requeues, backlog, qlen, batches, batch_pkts, batch_bytes, batch_hist, end_bytes, end_pkts, end_budget, end_empty, reschedules, bypassed}'
 bs=$("$B" -s -j show $dev | jq -cS ".[0] | $keys")
 check_eq "-s -j show = tc -s -j" "$bs" "$(tc -s -j qdisc show dev $dev | jq -cS ".[0] | $keys")"
 check_eq "-s -j show: packets, batch_pkts + bypassed" "$(jq -c '[.packets, .batch_pkts + .bypassed]' <<< "$bs")" '[500,500]'

@@ -35,8 +35,11 @@ addattr_nest_end	int (struct nlmsghdr *, struct rtattr *)		include/libnetlink.h:
 parse_rtattr_flags	int (struct rtattr *[], int, struct rtattr *, int, unsigned short)	include/libnetlink.h:214
 incomplete_command	void (void)						include/utils.h:52
 duparg			void (const char *, const char *)			include/utils.h:195
-get_u32			int (__u32 *, const char *, int)			include/utils.h:155
+get_unsigned		int (unsigned *, const char *, int)			include/utils.h:148
 get_size		int (unsigned int *, const char *)			include/utils.h:165
+get_time		int (unsigned int *, const char *)			include/utils.h:336
+sprint_time		char *(__u32, char *)					include/utils.h:338
+sprint_time64		char *(__s64, char *)					include/utils.h:339
 open_json_object	void (const char *)					include/json_print.h:38
 close_json_object	void (void)						include/json_print.h:39
 print_nl		void (void)						include/json_print.h:43

@@ -13,7 +13,12 @@
 # mean batch above a million (1234567.33), which JSON must print as such,
 # not as %g's 1.23457e+06.
 #
-#   pfb_canned.py FILE [IFINDEX]
+# With "tc-json" the file holds instead the dumps whose JSON tc and bulkctl
+# must print identically (host_json.sh): handle 0 at the root (a
+# default_qdisc), handle-0 children of a default mq, counters beyond 32 bits,
+# rate estimators, options with coalescing on.
+#
+#   pfb_canned.py FILE [IFINDEX [tc-json]]
 
 import struct
 import sys
@@ -22,6 +27,7 @@ RTM_NEWQDISC = 36
 NLA_F_NESTED = 0x8000
 TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
 TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP, TCA_STATS_PKT64 = 1, 3, 4, 8
+TCA_STATS_RATE_EST, TCA_STATS_RATE_EST64 = 2, 5
 TC_H_ROOT = 0xFFFFFFFF
 
 VALUES = {
@@ -114,8 +120,43 @@ def big_mean(ifindex):
                      [attr(TCA_KIND, b"pfifo_bulk\0"), nest(TCA_OPTIONS), stats])
 
 
+def tc_json(ifindex):
+    # What the kernel dumps for a pfifo_bulk: handle 0 as root, or under a
+    # default mq (8001:), with big counters and an estimator.
+    def opts(coalesce):
+        return nest(TCA_OPTIONS, u32(1, 1000), u32(2, 0), u32(3, 0), u8(4, 0),
+                    u8(5, 1), u8(6, 1), u32(7, coalesce), u32(8, 8))
+
+    def stats(scale, est):
+        big = 1 << 32
+        app = nest(TCA_STATS_APP,
+                   *[u64(t, scale * big + t) for t in (2, 3, 4)],
+                   nest(5, *[u64(i, scale * big + i) for i in range(1, 9)]),
+                   *[u64(t, scale * big + t) for t in range(6, 18)])
+        basic = attr(TCA_STATS_BASIC, struct.pack("=QI4x", scale * big * 1500,
+                                                  (scale * big + 7) & 0xffffffff))
+        queue = attr(TCA_STATS_QUEUE, struct.pack("=5I", 3, 4500, 4000000000, 5, 6))
+        rate = []
+        if est:
+            rate = [attr(TCA_STATS_RATE_EST, struct.pack("=II", 125000, 300)),
+                    attr(TCA_STATS_RATE_EST64, struct.pack("=QQ", 5 * big, 4 * 10**9))]
+        return nest(TCA_STATS2, basic, *rate, queue,
+                    u64(TCA_STATS_PKT64, scale * big + 7), app)
+
+    kind = attr(TCA_KIND, b"pfifo_bulk\0")
+    mq = attr(TCA_KIND, b"mq\0")
+    return [qdisc_msg(ifindex, 0, TC_H_ROOT, [kind, opts(0), stats(1, True)]),
+            qdisc_msg(ifindex, 0x80010000, TC_H_ROOT, [mq, stats(0, False)]),
+            qdisc_msg(ifindex, 0, 0x80010001, [kind, opts(800), stats(2, False)]),
+            qdisc_msg(ifindex, 0, 0x80010002, [kind, opts(1500000), stats(3, True)])]
+
+
 if __name__ == "__main__":
     ifindex = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    if len(sys.argv) > 3 and sys.argv[3] == "tc-json":
+        with open(sys.argv[1], "wb") as f:
+            f.write(b"".join(tc_json(ifindex)))
+        sys.exit(0)
     with open(sys.argv[1], "wb") as f:
         f.write(full(ifindex))
         f.write(sparse(ifindex))

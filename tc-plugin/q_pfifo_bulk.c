@@ -7,7 +7,7 @@
  * Options travel as a nest of TCA_PFIFO_BULK_* attributes; only the options
  * the user gave are sent, so "change" touches nothing else and the kernel
  * keeps its defaults on "add". Values are only parsed here (a count, a tc
- * size, a mode name); their ranges are the kernel's, and its extended ack,
+ * size or time, a mode name); their ranges are the kernel's, and its extended ack,
  * which names the option and the range, is what tc prints. The callbacks take
  * a const struct qdisc_util * where the iproute2 source does (6.9 and later;
  * PFB_QU_CONST, from the Makefile's probe). Options and
@@ -28,13 +28,13 @@ static void explain(void)
 	fprintf(stderr,
 		"Usage: ... pfifo_bulk [ limit PACKETS ] [ bulk_bytes SIZE ] [ bulk_pkts PACKETS ]\n"
 		"                      [ mode auto|bql|nobql ]\n"
-		"                      [ coalesce_usecs USECS ] [ coalesce_pkts PACKETS ]\n"
+		"                      [ coalesce_usecs TIME ] [ coalesce_pkts PACKETS ]\n"
 		"  limit           queue limit in packets\n"
 		"  bulk_bytes      byte cap per batch (tc size: 64k, 1m, 1500b...), 0 = none\n"
 		"  bulk_pkts       packet cap per batch, 0 = none, 1 = bulk off\n"
 		"  mode            auto: bql when the device does BQL, else nobql\n"
 		"  coalesce_usecs  hold a batch back for more packets, the oldest at most\n"
-		"                  this long (microseconds), 0 = off\n"
+		"                  this long (tc time: 800us, 1ms; a bare number is us), 0 = off\n"
 		"  coalesce_pkts   release a held batch once this many packets wait\n");
 }
 
@@ -52,7 +52,7 @@ static int pfifo_bulk_parse_opt(PFB_QU_CONST struct qdisc_util *qu, int argc,
 	bool has[TCA_PFIFO_BULK_MAX + 1] = {};
 	__u32 val[TCA_PFIFO_BULK_MAX + 1] = {};
 	struct rtattr *tail = NULL;
-	int type, mode;
+	int type;
 
 	for (; argc > 0; argc--, argv++) {
 		if (strcmp(*argv, "help") == 0) {
@@ -70,22 +70,8 @@ static int pfifo_bulk_parse_opt(PFB_QU_CONST struct qdisc_util *qu, int argc,
 		if (has[type])
 			duparg(pfb_opt_words[type], *argv);
 		has[type] = true;
-		switch (type) {
-		case TCA_PFIFO_BULK_BULK_BYTES:
-			if (get_size(&val[type], *argv))
-				return illegal(type, *argv);
-			break;
-		case TCA_PFIFO_BULK_MODE:
-			mode = pfb_mode_parse(*argv);
-			if (mode < 0)
-				return illegal(type, *argv);
-			val[type] = mode;
-			break;
-		default:
-			if (get_u32(&val[type], *argv, 10))
-				return illegal(type, *argv);
-			break;
-		}
+		if (pfb_opt_parse(type, *argv, &val[type]))
+			return illegal(type, *argv);
 	}
 
 	/* Only what was given; nothing at all keeps the kernel's defaults. */

@@ -2,43 +2,40 @@
 /*
  * bulkctl - configure and watch pfifo_bulk qdiscs over rtnetlink (libmnl).
  *
- * What it adds to "tc ... pfifo_bulk": it needs no iproute2 plugin, "watch"
- * prints batch rates per qdisc, and its JSON is stable. Everything else is
- * tc's: the grammar (global options before the verb, an optional "dev"),
- * tc's size and handle syntax, one-line errors with the kernel's extended
- * ack, and the output of "tc [-s] [-j] qdisc show", because options and
- * statistics print through the printers the plugin uses
- * (tools/include/pfifo_bulk_user.h) over a small print_*() of iproute2's
- * signatures. Ranges are the kernel's: it names the option and the range.
+ * What it adds to "tc ... pfifo_bulk": it needs no tc plugin, and "watch"
+ * prints batch rates per qdisc. Everything else is tc's: the grammar (global
+ * options before the verb, an optional "dev"), and the output of
+ * "tc [-s] [-j] qdisc show", because it is made by tc's own code: iproute2's
+ * library (print_*(), the JSON writer, get_size(), get_time(),
+ * get_tc_classid(), print_tcstats_attr(), ...) is compiled from the iproute2
+ * source at build time (Makefile), and the options and statistics print
+ * through the printers the tc plugin uses (tools/include/pfifo_bulk_user.h).
+ * What is ours: the netlink requests and their errors in one line with the
+ * kernel's extended ack and a hint where it helps, and watch. Ranges are the
+ * kernel's: its message names the option and the range.
  *
  * Exit status: 0 success, 1 bad arguments or unknown device, 2 the kernel
- * refused, or there is no pfifo_bulk to show or watch.
+ * refused, or there is no pfifo_bulk to watch.
  */
 
-#define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
-
 #include <net/if.h>
-#include <linux/gen_stats.h>
-#include <linux/netlink.h>
-#include <linux/pkt_sched.h>
-#include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
+
+#include "utils.h"
+#include "tc_util.h"
+#include "ll_map.h"
+#include "namespace.h"
+#include "pfifo_bulk_user.h"
 
 #ifndef BULKCTL_VERSION
 #define BULKCTL_VERSION "1.0"
@@ -51,8 +48,16 @@
 
 enum { EXIT_USAGE = 1, EXIT_KERNEL = 2 };
 
+/*
+ * The globals iproute2's library reads, which tc.c defines; weak, as some
+ * iproute2 versions define some of them in lib/ (use_iec: utils.c in 6.15).
+ */
+#define WEAK __attribute__((weak))
+WEAK int show_stats, show_details, show_raw, show_graph, oneline, brief;
+WEAK int json, use_iec, numeric, timestamp, batch_mode, force;
+WEAK bool use_names;
+
 static const char *verb = "";
-static bool json, stats;
 
 static void usage(FILE *f)
 {
@@ -60,13 +65,16 @@ static void usage(FILE *f)
 		"Usage: bulkctl [ OPTIONS ] { add | change | replace } [ dev ] DEV\n"
 		"               [ root | parent ID ] [ handle ID ] [ limit PACKETS ]\n"
 		"               [ bulk_bytes SIZE ] [ bulk_pkts PACKETS ] [ mode auto|bql|nobql ]\n"
-		"               [ coalesce_usecs USECS ] [ coalesce_pkts PACKETS ]\n"
-		"       bulkctl [ OPTIONS ] { del | delete } [ dev ] DEV [ root | parent ID ] [ handle ID ]\n"
+		"               [ coalesce_usecs TIME ] [ coalesce_pkts PACKETS ]\n"
+		"       bulkctl [ OPTIONS ] delete [ dev ] DEV [ root | parent ID ] [ handle ID ]\n"
 		"       bulkctl [ OPTIONS ] show [ [ dev ] DEV ] [ file FILE ]\n"
 		"       bulkctl [ OPTIONS ] watch [ dev ] DEV [ interval SECONDS ] [ count N ]\n"
+		"       bulkctl [ OPTIONS ] -b[atch] FILE\n"
 		"       bulkctl { help | -h | -V }\n"
-		"OPTIONS := { -s[tats] | -j[son] | -n[etns] NAME | -h[elp] | -V[ersion] }\n"
-		"SIZE: tc's, as 1500, 64k, 1m; 0 = no cap. The kernel checks the ranges.\n");
+		"OPTIONS := { -s[tats] | -j[son] | -p[retty] | -n[etns] NAME | -h[elp] | -V[ersion] }\n"
+		"ID: as tc's (root, none, 1:, 1:2, :2); PACKETS: any base (0x400);\n"
+		"SIZE: tc's (1500, 64k, 1m; 0 = no cap); TIME: tc's (800us, 1ms; a number is us).\n"
+		"The kernel checks the ranges.\n");
 }
 
 /*
@@ -99,6 +107,8 @@ die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (is_json_context())	/* a JSON array stays whole */
+		delete_json_obj();
 	fprintf(stderr, "bulkctl: ");
 	if (*verb)
 		fprintf(stderr, "%s: ", verb);
@@ -111,270 +121,7 @@ die(int status, const char *fmt, ...)
 
 #define bad_arg(...) die(EXIT_USAGE, __VA_ARGS__)
 
-/* ---- iproute2's print_*(), enough of them for the shared printers -------- */
-
-enum output_type { PRINT_FP = 1, PRINT_JSON = 2, PRINT_ANY = 4 };
-
-static bool json_sep;	/* a value precedes in the current object or array */
-
-static bool to_json(enum output_type t)
-{
-	return json && (t & (PRINT_JSON | PRINT_ANY));
-}
-
-static bool to_text(enum output_type t)
-{
-	return !json && (t & (PRINT_FP | PRINT_ANY));
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void json_key(const char *key)
-{
-	if (json_sep)
-		putchar(',');
-	json_sep = true;
-	if (key) {
-		json_str(key);
-		putchar(':');
-	}
-}
-
-static void open_json_object(const char *key)
-{
-	if (json) {
-		json_key(key);
-		putchar('{');
-		json_sep = false;
-	}
-}
-
-static void close_json_object(void)
-{
-	if (json) {
-		putchar('}');
-		json_sep = true;
-	}
-}
-
-static void open_json_array(const char *key)
-{
-	if (json) {
-		json_key(key);
-		putchar('[');
-		json_sep = false;
-	}
-}
-
-static void close_json_array(void)
-{
-	if (json) {
-		putchar(']');
-		json_sep = true;
-	}
-}
-
-static void print_nl(void)
-{
-	if (!json)
-		putchar('\n');
-}
-
-#define PRINT_FUNC(name, type, jfmt)					\
-static void								\
-print_##name(enum output_type t, const char *key, const char *fmt, type v) \
-{									\
-	if (to_json(t)) {						\
-		json_key(key);						\
-		printf(jfmt, v);					\
-	} else if (to_text(t)) {					\
-		printf(fmt, v);						\
-	}								\
-}
-PRINT_FUNC(uint, unsigned int, "%u")
-PRINT_FUNC(u64, uint64_t, "%" PRIu64)
-
-static void
-print_string(enum output_type t, const char *key, const char *fmt, const char *v)
-{
-	if (to_json(t)) {
-		json_key(key);
-		json_str(v);
-	} else if (to_text(t)) {
-		printf(fmt, v);
-	}
-}
-
-static void
-print_bool(enum output_type t, const char *key, const char *fmt, bool v)
-{
-	if (to_json(t)) {
-		json_key(key);
-		printf(v ? "true" : "false");
-	} else if (to_text(t)) {
-		printf(fmt, v ? "true" : "false");
-	}
-}
-
-/* JSON numbers in plain decimal: 1234567.8, never 1.23457e+06. */
-static void
-print_float(enum output_type t, const char *key, const char *fmt, double v)
-{
-	char buf[64], *end;
-
-	if (to_json(t)) {
-		snprintf(buf, sizeof(buf), "%.3f", v);
-		for (end = buf + strlen(buf) - 1; *end == '0'; end--)
-			*end = '\0';
-		if (*end == '.')
-			*end = '\0';
-		json_key(key);
-		fputs(buf, stdout);
-	} else if (to_text(t)) {
-		printf(fmt, v);
-	}
-}
-
-/* tc's sizes: "64Kb" within 16 bytes of a KiB multiple, "1Mb" within 1 KiB. */
-static void
-print_size(enum output_type t, const char *key, const char *fmt, uint32_t v)
-{
-	char buf[32];
-
-	if (!to_text(t)) {
-		print_uint(t, key, "%u", v);
-		return;
-	}
-	if (v >= 1 << 20 && fabs((1 << 20) * rint(v / 1048576.0) - v) < 1024)
-		snprintf(buf, sizeof(buf), "%gMb", rint(v / 1048576.0));
-	else if (v >= 1 << 10 && fabs((1 << 10) * rint(v / 1024.0) - v) < 16)
-		snprintf(buf, sizeof(buf), "%gKb", rint(v / 1024.0));
-	else
-		snprintf(buf, sizeof(buf), "%ub", v);
-	printf(fmt, buf);
-}
-
-#include "pfifo_bulk_user.h"
-
-/* ---- argument parsing, tc's rules ---------------------------------------- */
-
-/* tc's get_u32(..., 10): a whole decimal number that fits in 32 bits. */
-static int parse_u32(const char *s, uint32_t *v)
-{
-	unsigned long res;
-	char *end;
-
-	if (!*s)
-		return -1;
-	errno = 0;
-	res = strtoul(s, &end, 10);
-	if (end == s || *end || errno == ERANGE || res > UINT32_MAX || *s == '-')
-		return -1;
-	*v = res;
-	return 0;
-}
-
-/*
- * tc's get_size(): a number (1.5k works) with an optional case-insensitive
- * unit: b, k/kb, m/mb, g/gb (powers of 1024), kbit, mbit, gbit (the same
- * divided by 8); a whole number of bytes that fits in 32 bits, a fraction of
- * a byte dropped. Negative and non-finite values are refused.
- */
-static int parse_size(const char *s, uint32_t *v)
-{
-	static const char *const units[] = {
-		"b", "k", "kb", "m", "mb", "g", "gb", "kbit", "mbit", "gbit",
-	};
-	static const double mul[] = {
-		1, 1024, 1024, 1 << 20, 1 << 20, 1 << 30, 1 << 30,
-		1024 / 8, (1 << 20) / 8, (1 << 30) / 8,
-	};
-	char *end;
-	double sz;
-	size_t i;
-
-	sz = strtod(s, &end);
-	if (end == s || !isfinite(sz) || sz < 0)
-		return -1;
-	if (*end) {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strcasecmp(end, units[i]) == 0)
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return -1;
-		sz *= mul[i];
-	}
-	if (sz >= 4294967296.0)
-		return -1;
-	*v = (uint32_t)sz;
-	return 0;
-}
-
-/* One hexadecimal 16-bit part of a tc handle; empty means 0. */
-static int parse_hex16(const char *s, size_t len, uint32_t *v)
-{
-	char buf[8], *end;
-
-	*v = 0;
-	if (len == 0)
-		return 0;
-	if (len > 4 || !isxdigit((unsigned char)*s))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	*v = strtoul(buf, &end, 16);
-	return *end ? -1 : 0;
-}
-
-/* "MAJ:" or "MAJ" as tc's handle; "root" or "MAJ:MIN" as tc's parent. */
-static int parse_id(const char *s, bool parent, uint32_t *h)
-{
-	const char *colon = strchr(s, ':');
-	uint32_t maj, min = 0;
-
-	if (parent && strcmp(s, "root") == 0) {
-		*h = TC_H_ROOT;
-		return 0;
-	}
-	if (parent ? !colon : colon && colon[1])
-		return -1;
-	if (colon == s || parse_hex16(s, colon ? (size_t)(colon - s) : strlen(s), &maj))
-		return -1;
-	if (parent && parse_hex16(colon + 1, strlen(colon + 1), &min))
-		return -1;
-	*h = TC_H_MAKE(maj << 16, min);
-	return 0;
-}
-
-/* tc's print_tc_classid(). */
-static const char *id_str(uint32_t h, char *buf, size_t len)
-{
-	if (h == TC_H_ROOT)
-		snprintf(buf, len, "root");
-	else if (h == TC_H_UNSPEC)
-		snprintf(buf, len, "none");
-	else if (!TC_H_MAJ(h))
-		snprintf(buf, len, ":%x", TC_H_MIN(h));
-	else if (!TC_H_MIN(h))
-		snprintf(buf, len, "%x:", TC_H_MAJ(h) >> 16);
-	else
-		snprintf(buf, len, "%x:%x", TC_H_MAJ(h) >> 16, TC_H_MIN(h));
-	return buf;
-}
+/* ---- arguments, tc's rules --------------------------------------------------- */
 
 static const char *next_value(int *i, int argc, char **argv)
 {
@@ -405,7 +152,11 @@ static void set_dev(const char **dev, const char *name)
  */
 static bool common_word(int *i, int argc, char **argv, const char **dev)
 {
+	static const char *const words[] = {
+		"root", "parent", "handle", "file", "interval", "count",
+	};
 	const char *w = argv[*i];
+	size_t k;
 
 	if (strcmp(w, "help") == 0) {
 		usage(stdout);
@@ -415,9 +166,10 @@ static bool common_word(int *i, int argc, char **argv, const char **dev)
 		set_dev(dev, next_value(i, argc, argv));
 		return true;
 	}
-	if (pfb_opt_type(w) || strcmp(w, "root") == 0 || strcmp(w, "parent") == 0 ||
-	    strcmp(w, "handle") == 0 || strcmp(w, "file") == 0 ||
-	    strcmp(w, "interval") == 0 || strcmp(w, "count") == 0 || *dev)
+	for (k = 0; k < ARRAY_SIZE(words); k++)
+		if (strcmp(w, words[k]) == 0)
+			return false;
+	if (pfb_opt_type(w) || *dev)
 		return false;
 	set_dev(dev, w);
 	return true;
@@ -425,17 +177,17 @@ static bool common_word(int *i, int argc, char **argv, const char **dev)
 
 static int dev_index(const char *dev)
 {
-	unsigned int idx;
+	int idx;
 
 	if (!dev)
 		bad_arg("missing DEV");
-	idx = if_nametoindex(dev);
+	idx = ll_name_to_index(dev);
 	if (!idx)
 		bad_arg("cannot find device \"%s\"", shown(dev));
 	return idx;
 }
 
-/* ---- netlink ---------------------------------------------------------------- */
+/* ---- netlink --------------------------------------------------------------------- */
 
 static volatile sig_atomic_t stop;	/* watch: SIGINT or SIGTERM seen */
 static struct mnl_socket *nl;
@@ -447,6 +199,8 @@ static void nl_open(void)
 {
 	int one = 1;
 
+	if (nl)
+		return;
 	nl = mnl_socket_open(NETLINK_ROUTE);
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		die(EXIT_KERNEL, "netlink socket: %s", strerror(errno));
@@ -457,53 +211,67 @@ static void nl_open(void)
 	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
 }
 
-static int cb_err_attr(const struct nlattr *attr, void *data)
+/*
+ * The error of an ACK (NLMSG_ERROR) or of the end of a dump (NLMSG_DONE,
+ * whose payload is an int), and the kernel's message after @hlen bytes of
+ * payload: libmnl's default handlers drop both.
+ */
+static int nl_status(const struct nlmsghdr *nlh, int error, size_t hlen)
 {
-	const struct nlattr **tb = data;
+	const struct nlattr *a;
 
-	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-		tb[NLMSGERR_ATTR_MSG] = attr;
-	return MNL_CB_OK;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS &&
+	    mnl_nlmsg_size(hlen) <= nlh->nlmsg_len)
+		mnl_attr_for_each(a, nlh, hlen)
+			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+				snprintf(ext_msg, sizeof(ext_msg), "%s",
+					 mnl_attr_get_str(a));
+	if (error == 0) {
+		if (ext_msg[0])
+			fprintf(stderr, "Warning: %s%s\n", ext_msg,
+				ext_msg[strlen(ext_msg) - 1] == '.' ? "" : ".");
+		return MNL_CB_STOP;
+	}
+	errno = -error;
+	return MNL_CB_ERROR;
 }
 
-/*
- * NLMSG_ERROR, i.e. the ACK. libmnl's default handler ignores the extended
- * ack, so keep the kernel's message for the caller to print.
- */
 static int cb_error(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = {};
-	unsigned int hlen = sizeof(*err);
+	size_t hlen = sizeof(*err);
 
-	(void)data;
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err))) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		hlen += mnl_nlmsg_get_payload_len(&err->msg);
-	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
-	    mnl_nlmsg_size(hlen) <= nlh->nlmsg_len &&
-	    mnl_attr_parse(nlh, hlen, cb_err_attr, tb) == MNL_CB_OK &&
-	    tb[NLMSGERR_ATTR_MSG])
-		snprintf(ext_msg, sizeof(ext_msg), "%s",
-			 mnl_attr_get_str(tb[NLMSGERR_ATTR_MSG]));
-	if (err->error == 0) {
-		if (ext_msg[0])
-			fprintf(stderr, "Warning: %s%s\n", ext_msg,
-				ext_msg[strlen(ext_msg) - 1] == '.' ? "" : ".");
-		return MNL_CB_STOP;
-	}
-	errno = -err->error;
-	return MNL_CB_ERROR;
+	return nl_status(nlh, err->error, hlen);
+}
+
+static int cb_done(const struct nlmsghdr *nlh, void *data)
+{
+	int error = 0;
+
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(error))
+		memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
+	return nl_status(nlh, error, sizeof(error));
+}
+
+static int run_msgs(const void *buf, size_t len, unsigned int seq,
+		    unsigned int portid, mnl_cb_t cb, void *data)
+{
+	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { [NLMSG_ERROR] = cb_error, [NLMSG_DONE] = cb_done };
+
+	return mnl_cb_run2(buf, len, seq, portid, cb, data, ctl,
+			   MNL_ARRAY_SIZE(ctl));
 }
 
 /* Send @nlh, run @cb on the answers until the ACK or the end of the dump. */
 static int nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
-	mnl_cb_t ctl[NLMSG_ERROR + 1] = { [NLMSG_ERROR] = cb_error };
 	unsigned int seq = ++nl_seq;
 	ssize_t n;
 	int ret;
@@ -516,8 +284,7 @@ static int nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 		n = mnl_socket_recvfrom(nl, nl_buf, sizeof(nl_buf));
 		if (n < 0)
 			return -1;
-		ret = mnl_cb_run2(nl_buf, n, seq, nl_portid, cb, data,
-				  ctl, MNL_ARRAY_SIZE(ctl));
+		ret = run_msgs(nl_buf, n, seq, nl_portid, cb, data);
 	} while (ret > MNL_CB_STOP);
 	return ret;
 }
@@ -531,13 +298,15 @@ static void __attribute__((noreturn)) kernel_failed(const char *dev)
 	int e = errno;
 	size_t n = strlen(ext_msg);
 
+	if (is_json_context())
+		delete_json_obj();
 	if (e == EINTR && stop)		/* Ctrl-C in the middle of a dump */
 		exit(0);
 	if (e == ENOENT && strstr(ext_msg, "qdisc kind is unknown"))
 		fprintf(stderr, "Error: the kernel has no %s qdisc: modprobe sch_pfifo_bulk.\n",
 			PFB_KIND);
-	else if (e == ENOENT && strcmp(verb, "change") == 0)
-		fprintf(stderr, "Error: no qdisc to change on %s: use add or replace.\n",
+	else if (e == ENOENT && strcmp(verb, "change") == 0 && strstr(ext_msg, "NLM_F_CREATE"))
+		fprintf(stderr, "Error: no qdisc to change on %s (the kernel changes no default one, handle 0): use add or replace.\n",
 			shown(dev));
 	else if (e == EINVAL && strcmp(verb, "change") == 0 &&
 		 strstr(ext_msg, "Invalid qdisc name"))
@@ -551,19 +320,19 @@ static void __attribute__((noreturn)) kernel_failed(const char *dev)
 	exit(EXIT_KERNEL);
 }
 
-/* ---- add, change, replace, del ------------------------------------------------ */
+/* ---- add, change, replace, delete ------------------------------------------------ */
 
 static int do_modify(int argc, char **argv)
 {
-	bool del = strcmp(verb, "del") == 0, has_parent = false, has_handle = false;
+	bool del = strcmp(verb, "delete") == 0, has_parent = false, has_handle = false;
 	bool has[TCA_PFIFO_BULK_MAX + 1] = {};
-	uint32_t val[TCA_PFIFO_BULK_MAX + 1] = {};
-	uint32_t parent = TC_H_ROOT, handle = 0;
+	__u32 val[TCA_PFIFO_BULK_MAX + 1] = {};
+	__u32 parent = TC_H_ROOT, handle = 0;
 	const char *dev = NULL, *v;
+	struct nlattr *nest = NULL;
 	struct nlmsghdr *nlh;
 	struct tcmsg *tcm;
-	struct nlattr *nest = NULL;
-	int i, type, m = 0;
+	int i, type;
 
 	for (i = 0; i < argc; i++) {
 		const char *w = argv[i];
@@ -574,15 +343,19 @@ static int do_modify(int argc, char **argv)
 			set_once(&has_parent, "root/parent");
 			continue;
 		}
-		if (strcmp(w, "parent") == 0 || strcmp(w, "handle") == 0) {
-			bool is_parent = w[0] == 'p';
-
-			set_once(is_parent ? &has_parent : &has_handle,
-				 is_parent ? "root/parent" : w);
+		if (strcmp(w, "parent") == 0) {
+			set_once(&has_parent, "root/parent");
 			v = next_value(&i, argc, argv);
-			if (parse_id(v, is_parent, is_parent ? &parent : &handle))
-				bad_arg("invalid \"%s\": \"%s\" (%s)", w, shown(v),
-					is_parent ? "root or MAJ:MIN in hex" : "MAJ: in hex");
+			if (get_tc_classid(&parent, v))
+				bad_arg("invalid \"parent\": \"%s\" (root, none, MAJ:MIN or :MIN in hex)",
+					shown(v));
+			continue;
+		}
+		if (strcmp(w, "handle") == 0) {
+			set_once(&has_handle, w);
+			v = next_value(&i, argc, argv);
+			if (get_qdisc_handle(&handle, v))
+				bad_arg("invalid \"handle\": \"%s\" (MAJ: in hex, or none)", shown(v));
 			continue;
 		}
 		type = del ? 0 : pfb_opt_type(w);
@@ -594,11 +367,7 @@ static int do_modify(int argc, char **argv)
 				shown(w), verb);
 		set_once(&has[type], w);
 		v = next_value(&i, argc, argv);
-		if (type == TCA_PFIFO_BULK_MODE)
-			val[type] = m = pfb_mode_parse(v);
-		if (type == TCA_PFIFO_BULK_MODE ? m < 0 :
-		    type == TCA_PFIFO_BULK_BULK_BYTES ? parse_size(v, &val[type]) :
-		    parse_u32(v, &val[type]))
+		if (pfb_opt_parse(type, v, &val[type]))
 			bad_arg("invalid \"%s\": \"%s\" (%s)", w, shown(v),
 				pfb_opt_syntax[type]);
 	}
@@ -615,7 +384,7 @@ static int do_modify(int argc, char **argv)
 	tcm->tcm_ifindex = dev_index(dev);
 	tcm->tcm_parent = parent;
 	tcm->tcm_handle = handle;
-	/* On del the kind makes the kernel refuse to remove another qdisc. */
+	/* On delete the kind makes the kernel refuse to remove another qdisc. */
 	mnl_attr_put_strz(nlh, TCA_KIND, PFB_KIND);
 
 	/* Only what was given: "change" leaves the rest as it is. */
@@ -638,180 +407,175 @@ static int do_modify(int argc, char **argv)
 	return 0;
 }
 
-/* ---- reading a qdisc dump ------------------------------------------------------ */
+/* ---- reading a qdisc dump --------------------------------------------------------- */
 
-struct qinfo {
-	int ifindex;
-	uint32_t handle, parent, refcnt;
-	const char *kind;
-	bool has_stats, has_basic, has_queue, has_xstats;
-	uint64_t bytes, packets;
-	struct gnet_stats_queue queue;
-	struct pfb_qopt opt;
-	struct pfb_xstats x;
-};
+/* The attribute tables bulkctl reads: a message's, TCA_STATS2's, ours. */
+enum table { T_TCA, T_STATS, T_OPTS, T_XSTATS, T_HIST };
 
-struct attrs {
+struct policy {
 	const struct nlattr **tb;
 	unsigned int max;
+	enum table table;
 };
+
+/*
+ * What attribute @t of @table must look like to be kept
+ * (mnl_attr_validate2()): its libmnl type, and in @len its exact payload
+ * length (0: any); MNL_TYPE_UNSPEC: not kept.
+ */
+static enum mnl_attr_data_type attr_type(enum table table, unsigned int t, size_t *len)
+{
+	*len = 0;
+	switch (table) {
+	case T_TCA:
+		return t == TCA_KIND ? MNL_TYPE_NUL_STRING :
+		       t == TCA_OPTIONS || t == TCA_STATS2 ? MNL_TYPE_NESTED :
+		       t == TCA_STATS || t == TCA_XSTATS ? MNL_TYPE_BINARY : MNL_TYPE_UNSPEC;
+	case T_STATS:
+		*len = t == TCA_STATS_BASIC ? sizeof(struct gnet_stats_basic) :
+		       t == TCA_STATS_QUEUE ? sizeof(struct gnet_stats_queue) :
+		       t == TCA_STATS_PKT64 ? sizeof(__u64) : 0;
+		return t == TCA_STATS_APP ? MNL_TYPE_NESTED :
+		       *len ? MNL_TYPE_BINARY : MNL_TYPE_UNSPEC;
+	case T_OPTS:
+		*len = pfb_opt_is_u8(t) ? 1 : 4;
+		return *len == 1 ? MNL_TYPE_U8 : MNL_TYPE_U32;
+	default:
+		if (table == T_XSTATS && t == TCA_PFIFO_BULK_XSTATS_HIST)
+			return MNL_TYPE_NESTED;
+		*len = 8;
+		return MNL_TYPE_U64;
+	}
+}
 
 static int cb_attr(const struct nlattr *attr, void *data)
 {
-	const struct attrs *a = data;
+	const struct policy *p = data;
+	unsigned int t = mnl_attr_get_type(attr);
+	enum mnl_attr_data_type type;
+	size_t len;
 
-	if (mnl_attr_get_type(attr) <= a->max)
-		a->tb[mnl_attr_get_type(attr)] = attr;
+	if (t > p->max)		/* newer than this program */
+		return MNL_CB_OK;
+	type = attr_type(p->table, t, &len);
+	if (type != MNL_TYPE_UNSPEC && mnl_attr_validate2(attr, type, len) == 0)
+		p->tb[t] = attr;
 	return MNL_CB_OK;
 }
 
-/* The attributes of @nest, or of @nlh after its tcmsg, into @tb[0..max]. */
+/* The valid attributes of @nest, or of @nlh after its tcmsg, into @p->tb. */
 static void parse_attrs(const struct nlmsghdr *nlh, const struct nlattr *nest,
-			const struct nlattr **tb, unsigned int max)
+			const struct policy *p)
 {
-	struct attrs a = { tb, max };
-
+	memset(p->tb, 0, (p->max + 1) * sizeof(*p->tb));
 	if (nest)
-		mnl_attr_parse_nested(nest, cb_attr, &a);
+		mnl_attr_parse_nested(nest, cb_attr, (void *)p);
 	else
-		mnl_attr_parse(nlh, sizeof(struct tcmsg), cb_attr, &a);
+		mnl_attr_parse(nlh, sizeof(struct tcmsg), cb_attr, (void *)p);
 }
 
-static bool attr_len(const struct nlattr *a, size_t len)
+static void read_opts(const struct nlattr *nest, struct pfb_qopt *o)
 {
-	return a && mnl_attr_get_payload_len(a) == len;
+	const struct nlattr *tb[TCA_PFIFO_BULK_MAX + 1];
+	struct policy p = { tb, TCA_PFIFO_BULK_MAX, T_OPTS };
+
+	memset(o, 0, sizeof(*o));
+	if (!nest)
+		return;
+	parse_attrs(NULL, nest, &p);
+	pfb_read_qopt(o, (const void *const *)tb);
 }
 
-static void copy_payload(void *dst, size_t size, const struct nlattr *a)
+static void read_xstats(const struct nlattr *nest, struct pfb_xstats *x)
 {
-	size_t len = mnl_attr_get_payload_len(a);
+	const struct nlattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1];
+	const struct nlattr *h[TCA_PFIFO_BULK_HIST_MAX + 1];
+	struct policy p = { tb, TCA_PFIFO_BULK_XSTATS_MAX, T_XSTATS };
+	struct policy ph = { h, TCA_PFIFO_BULK_HIST_MAX, T_HIST };
 
-	memset(dst, 0, size);
-	memcpy(dst, mnl_attr_get_payload(a), len < size ? len : size);
-}
-
-/* One RTM_NEWQDISC of a pfifo_bulk into @q; false for anything else. */
-static bool parse_qdisc(const struct nlmsghdr *nlh, struct qinfo *q)
-{
-	const struct nlattr *tb[TCA_MAX + 1] = {};
-	const struct nlattr *o[TCA_PFIFO_BULK_MAX + 1] = {};
-	const struct nlattr *st[TCA_STATS_MAX + 1] = {};
-	const struct nlattr *x[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {};
-	const struct nlattr *h[TCA_PFIFO_BULK_HIST_MAX + 1] = {};
-	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
-	struct gnet_stats_basic basic;
-
-	memset(q, 0, sizeof(*q));
-	if (nlh->nlmsg_type != RTM_NEWQDISC ||
-	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*tcm)))
-		return false;
-	q->ifindex = tcm->tcm_ifindex;
-	q->handle = tcm->tcm_handle;
-	q->parent = tcm->tcm_parent;
-	q->refcnt = tcm->tcm_info;
-	parse_attrs(nlh, NULL, tb, TCA_MAX);
-	if (!tb[TCA_KIND] || mnl_attr_validate(tb[TCA_KIND], MNL_TYPE_NUL_STRING) ||
-	    strcmp(mnl_attr_get_str(tb[TCA_KIND]), PFB_KIND) != 0)
-		return false;
-	q->kind = PFB_KIND;
-
-	if (tb[TCA_OPTIONS]) {
-		parse_attrs(NULL, tb[TCA_OPTIONS], o, TCA_PFIFO_BULK_MAX);
-		pfb_read_qopt(&q->opt, (const void *const *)o);
-	}
-	if (!tb[TCA_STATS2])
-		return true;
-	q->has_stats = true;
-	parse_attrs(NULL, tb[TCA_STATS2], st, TCA_STATS_MAX);
-	if (st[TCA_STATS_BASIC]) {
-		copy_payload(&basic, sizeof(basic), st[TCA_STATS_BASIC]);
-		q->has_basic = true;
-		q->bytes = basic.bytes;
-		q->packets = basic.packets;
-		/* As tc: the 64-bit count wins when the kernel sends one. */
-		if (attr_len(st[TCA_STATS_PKT64], 8) && mnl_attr_get_u64(st[TCA_STATS_PKT64]))
-			q->packets = mnl_attr_get_u64(st[TCA_STATS_PKT64]);
-	}
-	if (st[TCA_STATS_QUEUE]) {
-		copy_payload(&q->queue, sizeof(q->queue), st[TCA_STATS_QUEUE]);
-		q->has_queue = true;
-	}
-	if (st[TCA_STATS_APP]) {
-		q->has_xstats = true;
-		parse_attrs(NULL, st[TCA_STATS_APP], x, TCA_PFIFO_BULK_XSTATS_MAX);
-		if (x[TCA_PFIFO_BULK_XSTATS_HIST])
-			parse_attrs(NULL, x[TCA_PFIFO_BULK_XSTATS_HIST], h,
-				    TCA_PFIFO_BULK_HIST_MAX);
-		pfb_read_xstats(&q->x, (const void *const *)x,
-				x[TCA_PFIFO_BULK_XSTATS_HIST] ? (const void *const *)h : NULL);
-	}
-	return true;
+	memset(x, 0, sizeof(*x));
+	if (!nest)
+		return;
+	parse_attrs(NULL, nest, &p);
+	if (tb[TCA_PFIFO_BULK_XSTATS_HIST])
+		parse_attrs(NULL, tb[TCA_PFIFO_BULK_XSTATS_HIST], &ph);
+	pfb_read_xstats(x, (const void *const *)tb,
+			tb[TCA_PFIFO_BULK_XSTATS_HIST] ? (const void *const *)h : NULL);
 }
 
 /* ---- show ---------------------------------------------------------------------- */
 
 struct dump {
 	int ifindex;		/* 0: every device */
-	unsigned int count;
-	void (*fn)(struct dump *d, const struct qinfo *q);
+	void (*fn)(struct dump *d, const struct nlmsghdr *nlh,
+		   const struct nlattr **tb);
 	void *priv;
+	unsigned int count;
 };
 
-/* "tc [-s] [-j] qdisc show [dev DEV]", line for line. */
-static void print_qdisc(struct dump *d, const struct qinfo *q)
+/*
+ * "tc [-s] [-j] qdisc show [dev DEV]", line for line: tc's print_qdisc()
+ * (tc/tc_qdisc.c) for one pfifo_bulk, with tc's own helpers.
+ */
+static void print_qdisc(struct dump *d, const struct nlmsghdr *nlh,
+			const struct nlattr **tb)
 {
-	char buf[32], ifname[IF_NAMESIZE];
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct rtattr *xstats = NULL;
+	struct pfb_xstats x;
+	struct pfb_qopt o;
+	char b[SPRINT_BSIZE];
 
 	open_json_object(NULL);
-	print_string(PRINT_ANY, "kind", "qdisc %s", q->kind);
-	print_string(PRINT_ANY, "handle", " %s ", id_str(q->handle & TC_H_MAJ_MASK, buf, sizeof(buf)));
-	if (!d->ifindex) {
-		if (!if_indextoname(q->ifindex, ifname))
-			snprintf(ifname, sizeof(ifname), "if%d", q->ifindex);
-		print_string(PRINT_ANY, "dev", "dev %s ", ifname);
-	}
-	if (q->parent == TC_H_ROOT)
+	print_string(PRINT_ANY, "kind", "qdisc %s", PFB_KIND);
+	snprintf(b, sizeof(b), "%x:", t->tcm_handle >> 16);
+	print_string(PRINT_ANY, "handle", " %s", b);
+	print_string(PRINT_FP, NULL, " ", NULL);
+	if (!d->ifindex)
+		print_devname(PRINT_ANY, t->tcm_ifindex);
+	if (t->tcm_parent == TC_H_ROOT) {
 		print_bool(PRINT_ANY, "root", "root ", true);
-	else if (q->parent)
-		print_string(PRINT_ANY, "parent", "parent %s ", id_str(q->parent, buf, sizeof(buf)));
-	if (q->refcnt != 1)
-		print_uint(PRINT_ANY, "refcnt", "refcnt %u ", q->refcnt);
+	} else if (t->tcm_parent) {
+		print_tc_classid(b, sizeof(b), t->tcm_parent);
+		print_string(PRINT_ANY, "parent", "parent %s ", b);
+	}
+	if (t->tcm_info != 1)
+		print_uint(PRINT_ANY, "refcnt", "refcnt %u ", t->tcm_info);
 	open_json_object("options");
-	pfb_print_qopt(&q->opt);
+	read_opts(tb[TCA_OPTIONS], &o);
+	pfb_print_qopt(&o);
 	close_json_object();
 	print_nl();
-	if (stats && q->has_stats) {
-		if (q->has_basic) {
-			print_u64(PRINT_ANY, "bytes", " Sent %" PRIu64 " bytes", q->bytes);
-			print_u64(PRINT_ANY, "packets", " %" PRIu64 " pkt", q->packets);
-		}
-		if (q->has_queue) {
-			print_uint(PRINT_ANY, "drops", " (dropped %u", q->queue.drops);
-			print_uint(PRINT_ANY, "overlimits", ", overlimits %u", q->queue.overlimits);
-			print_uint(PRINT_ANY, "requeues", " requeues %u) ", q->queue.requeues);
+	if (show_stats && (tb[TCA_STATS] || tb[TCA_STATS2] || tb[TCA_XSTATS])) {
+		/* struct nlattr and struct rtattr are the same header */
+		print_tcstats_attr(stdout, (struct rtattr **)tb, " ", &xstats);
+		print_nl();
+		if (xstats) {
+			read_xstats((const struct nlattr *)xstats, &x);
+			pfb_print_xstats(&x);
 			print_nl();
-			print_size(PRINT_ANY, "backlog", " backlog %s", q->queue.backlog);
-			print_uint(PRINT_ANY, "qlen", " %up", q->queue.qlen);
-			print_uint(PRINT_FP, NULL, " requeues %u", q->queue.requeues);
 		}
-		print_nl();
-	}
-	if (stats && q->has_xstats) {
-		pfb_print_xstats(&q->x);
-		print_nl();
 	}
 	close_json_object();
 }
 
 static int cb_qdisc(const struct nlmsghdr *nlh, void *data)
 {
+	const struct nlattr *tb[TCA_MAX + 1];
+	struct policy p = { tb, TCA_MAX, T_TCA };
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
 	struct dump *d = data;
-	struct qinfo q;
 
-	/* The kernel ignores tcm_ifindex in dumps, so filter here. */
-	if (!parse_qdisc(nlh, &q) || (d->ifindex && q.ifindex != d->ifindex))
+	if (nlh->nlmsg_type != RTM_NEWQDISC ||
+	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*t)))
 		return MNL_CB_OK;
-	d->fn(d, &q);
+	/* The kernel ignores tcm_ifindex in dumps, so filter here. */
+	if (d->ifindex && t->tcm_ifindex != d->ifindex)
+		return MNL_CB_OK;
+	parse_attrs(nlh, NULL, &p);
+	if (!tb[TCA_KIND] || strcmp(mnl_attr_get_str(tb[TCA_KIND]), PFB_KIND))
+		return MNL_CB_OK;
+	d->fn(d, nlh, tb);
 	d->count++;
 	return MNL_CB_OK;
 }
@@ -832,20 +596,28 @@ static void dump_qdiscs(struct dump *d)
 
 /*
  * Messages saved from a dump (nlmsghdr + payload, one after the other, the
- * format "tc monitor file" reads), instead of asking the kernel.
+ * format "tc monitor file" reads), read whole, instead of asking the kernel.
  */
 static void read_qdiscs(struct dump *d, const char *path)
 {
-	static char fbuf[1 << 20];
 	FILE *f = fopen(path, "rb");
-	size_t len;
+	size_t len = 0, cap = 0, n;
+	char *buf = NULL;
 
 	if (!f)
 		bad_arg("cannot read \"%s\": %s", shown(path), strerror(errno));
-	len = fread(fbuf, 1, sizeof(fbuf), f);
+	do {
+		if (len == cap && !(buf = realloc(buf, cap = cap ? 2 * cap : 65536)))
+			die(EXIT_KERNEL, "out of memory");
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n);
+	if (ferror(f))
+		bad_arg("cannot read \"%s\": %s", shown(path), strerror(errno));
 	fclose(f);
-	if (mnl_cb_run(fbuf, len, 0, 0, cb_qdisc, d) < 0)
-		die(EXIT_KERNEL, "%s: bad message: %s", shown(path), strerror(errno));
+	if (run_msgs(buf, len, 0, 0, cb_qdisc, d) < 0)
+		kernel_failed(NULL);
+	free(buf);
 }
 
 static int do_show(int argc, char **argv)
@@ -867,18 +639,16 @@ static int do_show(int argc, char **argv)
 	if (dev)
 		d.ifindex = dev_index(dev);
 
-	open_json_array(NULL);
+	/* As tc: nothing to show is no error, and JSON is then "[]". */
+	new_json_obj(json);
 	if (file) {
 		read_qdiscs(&d, file);
 	} else {
 		nl_open();
 		dump_qdiscs(&d);
 	}
-	close_json_array();
-	if (json)
-		putchar('\n');
-	if (dev && !d.count)
-		die(EXIT_KERNEL, "no %s qdisc on %s", PFB_KIND, shown(dev));
+	delete_json_obj();
+	fflush(stdout);
 	return 0;
 }
 
@@ -892,7 +662,7 @@ enum { S_PACKETS, S_DROPS, S_X, S_N = S_X + TCA_PFIFO_BULK_XSTATS_MAX + 1 };
 #define S_XSTAT(name)	(S_X + TCA_PFIFO_BULK_XSTATS_##name)
 
 struct sample {
-	uint32_t handle, parent;
+	__u32 handle, parent;
 	uint64_t c[S_N];
 };
 
@@ -903,13 +673,19 @@ struct samples {
 
 static void on_signal(int sig)
 {
-	(void)sig;
 	stop = 1;
 }
 
-static void add_sample(struct dump *d, const struct qinfo *q)
+static void add_sample(struct dump *d, const struct nlmsghdr *nlh,
+		       const struct nlattr **tb)
 {
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *st[TCA_STATS_MAX + 1] = {};
+	struct policy p = { st, TCA_STATS_MAX, T_STATS };
+	struct gnet_stats_basic basic = {};
+	struct gnet_stats_queue queue = {};
 	struct samples *ss = d->priv;
+	struct pfb_xstats x = {};
 	struct sample *s;
 
 	if (ss->n == ss->cap) {
@@ -918,12 +694,21 @@ static void add_sample(struct dump *d, const struct qinfo *q)
 		if (!ss->s)
 			die(EXIT_KERNEL, "out of memory");
 	}
+	if (tb[TCA_STATS2])
+		parse_attrs(NULL, tb[TCA_STATS2], &p);
+	if (st[TCA_STATS_BASIC])
+		memcpy(&basic, mnl_attr_get_payload(st[TCA_STATS_BASIC]), sizeof(basic));
+	if (st[TCA_STATS_QUEUE])
+		memcpy(&queue, mnl_attr_get_payload(st[TCA_STATS_QUEUE]), sizeof(queue));
+	read_xstats(st[TCA_STATS_APP], &x);
 	s = &ss->s[ss->n++];
-	s->handle = q->handle;
-	s->parent = q->parent;
-	s->c[S_PACKETS] = q->packets;
-	s->c[S_DROPS] = q->queue.drops;
-	memcpy(&s->c[S_X], q->x.v, sizeof(q->x.v));
+	s->handle = t->tcm_handle;
+	s->parent = t->tcm_parent;
+	/* As tc: the 64-bit count wins when the kernel sends one. */
+	s->c[S_PACKETS] = st[TCA_STATS_PKT64] ? mnl_attr_get_u64(st[TCA_STATS_PKT64]) :
+			  basic.packets;
+	s->c[S_DROPS] = queue.drops;
+	memcpy(&s->c[S_X], x.v, sizeof(x.v));
 }
 
 static int by_place(const void *a, const void *b)
@@ -962,6 +747,13 @@ static void delta(struct sample *d, const struct sample *now,
 			  now->c[i] - then->c[i] : now->c[i];
 }
 
+/* A rate: text with a fraction, JSON a whole number (never %g's 1e+06). */
+static void print_rate_of(const char *key, const char *fmt, double v)
+{
+	print_float(PRINT_FP, NULL, fmt, v);
+	print_u64(PRINT_JSON, key, NULL, llround(v));
+}
+
 static void print_rates(const char *name, const struct sample *d, double dt)
 {
 	static const char *const share_keys[] = {
@@ -971,11 +763,11 @@ static void print_rates(const char *name, const struct sample *d, double dt)
 	int i;
 
 	print_string(PRINT_FP, NULL, "%-12s", name);
-	print_float(PRINT_ANY, "pkts_per_sec", " %10.1f", d->c[S_PACKETS] / dt);
-	print_float(PRINT_ANY, "batches_per_sec", " %10.1f", batches / dt);
+	print_rate_of("pkts_per_sec", " %10.1f", d->c[S_PACKETS] / dt);
+	print_rate_of("batches_per_sec", " %10.1f", batches / dt);
 	print_float(PRINT_ANY, "mean_batch", " %7.2f", batches ?
 		    (double)d->c[S_XSTAT(BATCH_PKTS)] / batches : 0.0);
-	print_float(PRINT_ANY, "drops_per_sec", " %9.1f", d->c[S_DROPS] / dt);
+	print_rate_of("drops_per_sec", " %9.1f", d->c[S_DROPS] / dt);
 	for (i = 0; i < 4; i++)
 		print_float(PRINT_ANY, share_keys[i], " %7.1f", batches ? 100.0 *
 			    d->c[S_XSTAT(END_BYTES) + i] / batches : 0.0);
@@ -984,20 +776,20 @@ static void print_rates(const char *name, const struct sample *d, double dt)
 	print_nl();
 }
 
-/* One interval: a line per qdisc (the queues of an mq), then the total. */
+/* One interval, one JSON object per line: a line per qdisc, then the total. */
 static void report(const char *dev, const struct samples *then,
 		   const struct samples *now, double dt)
 {
 	struct sample total = {}, d;
 	const struct sample *prev;
-	char h[16], p[16], name[40];
+	char h[SPRINT_BSIZE], p[SPRINT_BSIZE], name[2 * SPRINT_BSIZE];
 	size_t i, j, k;
 
-	json_sep = false;
+	new_json_obj_plain(json);
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "dev", NULL, dev);
 	print_float(PRINT_JSON, "interval", NULL, dt);
-	open_json_array("qdiscs");
+	open_json_array(PRINT_JSON, "qdiscs");
 	for (i = 0; i < now->n; i++) {
 		for (prev = NULL, j = 0; j < then->n && !prev; j++)
 			if (then->s[j].handle == now->s[i].handle &&
@@ -1006,8 +798,8 @@ static void report(const char *dev, const struct samples *then,
 		delta(&d, &now->s[i], prev);
 		for (k = 0; k < S_N; k++)
 			total.c[k] += d.c[k];
-		id_str(now->s[i].handle & TC_H_MAJ_MASK, h, sizeof(h));
-		id_str(now->s[i].parent, p, sizeof(p));
+		snprintf(h, sizeof(h), "%x:", now->s[i].handle >> 16);
+		print_tc_classid(p, sizeof(p), now->s[i].parent);
 		snprintf(name, sizeof(name), "%s %s", h, p);
 		open_json_object(NULL);
 		print_string(PRINT_JSON, "handle", NULL, h);
@@ -1015,12 +807,11 @@ static void report(const char *dev, const struct samples *then,
 		print_rates(name, &d, dt);
 		close_json_object();
 	}
-	close_json_array();
+	close_json_array(PRINT_JSON, NULL);
 	if (now->n > 1 || json)
 		print_rates("total", &total, dt);
 	close_json_object();
-	if (json)
-		putchar('\n');
+	delete_json_obj_plain();
 	fflush(stdout);
 }
 
@@ -1032,7 +823,7 @@ static int do_watch(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	double interval = 1.0;
 	const char *dev = NULL, *v;
-	uint32_t count = 0, n;
+	__u32 count = 0, n;
 	char *end;
 	int i;
 
@@ -1047,7 +838,7 @@ static int do_watch(int argc, char **argv)
 				bad_arg("invalid \"interval\": \"%s\" (0.1..3600 seconds)", shown(v));
 		} else if (strcmp(argv[i], "count") == 0) {
 			v = next_value(&i, argc, argv);
-			if (parse_u32(v, &count) || count < 1)
+			if (get_u32(&count, v, 0) || count < 1)
 				bad_arg("invalid \"count\": \"%s\" (a number from 1)", shown(v));
 		} else {
 			bad_arg("unknown argument \"%s\"; try \"bulkctl watch help\"",
@@ -1055,6 +846,7 @@ static int do_watch(int argc, char **argv)
 		}
 	}
 	d.ifindex = dev_index(dev);
+	show_stats = 1;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -1098,80 +890,81 @@ static int do_watch(int argc, char **argv)
 
 /* ---- main ------------------------------------------------------------------------- */
 
-/* "-n NAME": run in the network namespace NAME, as "ip -n NAME". */
-static void enter_netns(const char *name)
+static int do_help(int argc, char **argv)
 {
-	char path[4096];
-	int fd;
-
-	if (!*name || strchr(name, '/'))
-		bad_arg("invalid network namespace name \"%s\"", shown(name));
-	snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
-		bad_arg("cannot enter network namespace \"%s\": %s", shown(name),
-			strerror(errno));
-	close(fd);
+	usage(stdout);
+	return 0;
 }
 
-/* An option word as ip and tc take them: "-j", "-json", "--json" all match. */
-static bool is_opt(const char *arg, const char *word)
+/* The verbs, tried in this order with tc's matches(): "d" is delete. */
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} cmds[] = {
+	{ "add", do_modify }, { "change", do_modify }, { "replace", do_modify },
+	{ "delete", do_modify }, { "show", do_show }, { "list", do_show },
+	{ "watch", do_watch }, { "help", do_help },
+};
+
+static int do_cmd(int argc, char **argv, void *data)
 {
-	if (arg[0] != '-')
-		return false;
-	arg += arg[1] == '-' ? 2 : 1;
-	return *arg && strncmp(word, arg, strlen(arg)) == 0;
+	const struct cmd *c;
+
+	for (c = cmds; c < cmds + ARRAY_SIZE(cmds); c++) {
+		if (matches(argv[0], c->name) == 0) {
+			verb = c->name;
+			return c->fn(argc - 1, argv + 1);
+		}
+	}
+	bad_arg("unknown command \"%s\"; try \"bulkctl help\"", shown(argv[0]));
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const verbs[] = {
-		"add", "change", "replace", "del", "delete", "show", "watch",
-	};
-	const char *netns = NULL;
-	size_t i;
+	const char *batch = NULL;
+	char *netns = NULL;
 
 	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
-		if (is_opt(argv[0], "json")) {
-			json = true;
-		} else if (is_opt(argv[0], "stats")) {
-			stats = true;
-		} else if (is_opt(argv[0], "netns")) {
+		const char *opt = argv[0] + (argv[0][1] == '-');	/* --json */
+
+		if (matches(opt, "-json") == 0) {
+			json = 1;
+		} else if (matches(opt, "-pretty") == 0) {
+			pretty = 1;
+		} else if (matches(opt, "-stats") == 0 ||
+			   matches(opt, "-statistics") == 0) {
+			show_stats = 1;
+		} else if (matches(opt, "-netns") == 0) {
 			if (argc < 2)
 				bad_arg("missing value for \"%s\"", shown(argv[0]));
 			netns = *++argv;
 			argc--;
-		} else if (is_opt(argv[0], "help")) {
+		} else if (matches(opt, "-batch") == 0) {
+			if (argc < 2)
+				bad_arg("missing value for \"%s\"", shown(argv[0]));
+			batch = *++argv;
+			argc--;
+		} else if (matches(opt, "-help") == 0) {
 			usage(stdout);
 			return 0;
-		} else if (is_opt(argv[0], "Version") || is_opt(argv[0], "version")) {
+		} else if (matches(opt, "-Version") == 0 || matches(opt, "-version") == 0) {
 			printf("bulkctl %s\n", BULKCTL_VERSION);
 			return 0;
 		} else {
 			bad_arg("unknown option \"%s\"; try \"bulkctl help\"", shown(argv[0]));
 		}
 	}
+	if (netns && (!*netns || strchr(netns, '/') || !strcmp(netns, ".") ||
+		      !strcmp(netns, "..")))
+		bad_arg("invalid network namespace name \"%s\"", shown(netns));
+	if (netns && netns_switch(netns))	/* it says why */
+		return EXIT_USAGE;
+	/* One command per line, as tc -batch; the first to fail ends it. */
+	if (batch)
+		return do_batch(batch, false, do_cmd, NULL);
 	if (argc < 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(argv[0], "help") == 0) {
-		usage(stdout);
-		return 0;
-	}
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (strcmp(argv[0], verbs[i]) == 0)
-			break;
-	if (i == sizeof(verbs) / sizeof(verbs[0]))
-		bad_arg("unknown command \"%s\"; try \"bulkctl help\"", shown(argv[0]));
-	verb = i == 4 ? "del" : verbs[i];
-	if (netns)
-		enter_netns(netns);
-	if (strcmp(verb, "show") == 0)
-		return do_show(argc - 1, argv + 1);
-	if (strcmp(verb, "watch") == 0) {
-		stats = true;
-		return do_watch(argc - 1, argv + 1);
-	}
-	return do_modify(argc - 1, argv + 1);
+	return do_cmd(argc, argv, NULL);
 }

@@ -2,16 +2,20 @@
 /*
  * What the tc plugin (tc-plugin/q_pfifo_bulk.c) and bulkctl share: the kind,
  * the option words and mode names, the dumped values, and how options and
- * extended statistics print (pfb_print_qopt(), pfb_print_xstats()). The
- * printers are written once against iproute2's print_*() interface: the
- * plugin compiles them with iproute2's json_print.h, bulkctl with its own
- * small print_*() of the same signatures, so "tc -s [-j] qdisc show" and
- * "bulkctl [-s] [-j] show" cannot drift apart.
+ * extended statistics print (pfb_print_qopt(), pfb_print_xstats()), and how
+ * an option's value parses (pfb_opt_parse()). Both tools use iproute2's
+ * helpers: the plugin those of the tc that loads it, bulkctl the same
+ * functions compiled from the iproute2 source (tools/bulkctl/Makefile), so
+ * "tc -s [-j] qdisc show" and "bulkctl [-s] [-j] show" cannot drift apart,
+ * and both take what tc takes: counts in any base (get_unsigned(.., 0)),
+ * sizes as get_size(), times as get_time() ("800us", "1ms"; a bare number
+ * is microseconds). JSON carries the kernel's numbers only (times in their
+ * units); text prints sizes and times as tc prints them.
  *
  * Ranges are not here: the kernel checks them (its netlink policy) and its
  * extended ack names the option and the range; the tools only parse.
  *
- * Include after the print_*() declarations and <linux/pkt_sched_pfifo_bulk.h>.
+ * Include after iproute2's "utils.h" and <linux/pkt_sched_pfifo_bulk.h>.
  */
 #ifndef PFIFO_BULK_USER_H
 #define PFIFO_BULK_USER_H
@@ -39,7 +43,7 @@ static const char *const pfb_opt_syntax[TCA_PFIFO_BULK_MAX + 1] = {
 	[TCA_PFIFO_BULK_BULK_BYTES]	= "a size: 1500, 64k, 1m...",
 	[TCA_PFIFO_BULK_BULK_PKTS]	= "a number of packets",
 	[TCA_PFIFO_BULK_MODE]		= "auto, bql or nobql",
-	[TCA_PFIFO_BULK_COALESCE_USECS]	= "a number of microseconds",
+	[TCA_PFIFO_BULK_COALESCE_USECS]	= "a time: 800us, 1ms...",
 	[TCA_PFIFO_BULK_COALESCE_PKTS]	= "a number of packets",
 };
 
@@ -60,6 +64,17 @@ static const char *const pfb_hist_keys[TCA_PFIFO_BULK_HIST_MAX + 1] = {
 	[TCA_PFIFO_BULK_HIST_17_32]	= "17-32",
 	[TCA_PFIFO_BULK_HIST_33_64]	= "33-64",
 	[TCA_PFIFO_BULK_HIST_65_UP]	= "65+",
+};
+
+/* The waits, in nanoseconds: sprint_time64() in text. */
+static const char *const pfb_time_keys[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {
+	[TCA_PFIFO_BULK_XSTATS_HELD_NS]		= "held_ns",
+	[TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX]	= "held_ns_max",
+};
+
+static const char *const pfb_time_fmts[TCA_PFIFO_BULK_XSTATS_MAX + 1] = {
+	[TCA_PFIFO_BULK_XSTATS_HELD_NS]		= " held_ns %s",
+	[TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX]	= " held_ns_max %s",
 };
 
 /* The attribute a word sets, 0 when it is not an option. */
@@ -90,6 +105,25 @@ static inline int pfb_mode_parse(const char *s)
 		if (strcmp(s, pfb_mode_names[i]) == 0)
 			return i;
 	return -1;
+}
+
+/* @s as the value of option @type into @v; -1 when it does not parse. */
+static inline int pfb_opt_parse(int type, const char *s, __u32 *v)
+{
+	int mode;
+
+	switch (type) {
+	case TCA_PFIFO_BULK_BULK_BYTES:
+		return get_size(v, s);
+	case TCA_PFIFO_BULK_COALESCE_USECS:	/* get_time(): microseconds */
+		return get_time(v, s);
+	case TCA_PFIFO_BULK_MODE:
+		mode = pfb_mode_parse(s);
+		*v = mode;
+		return mode < 0 ? -1 : 0;
+	default:
+		return get_unsigned(v, s, 0);
+	}
 }
 
 /*
@@ -150,22 +184,6 @@ static inline void pfb_read_xstats(struct pfb_xstats *x, const void *const *tb,
 		x->has_bucket[t] = pfb_attr_get(hist[t], 8, &x->hist[t]);
 }
 
-/*
- * Packets per batch, to two decimals (as it prints), so that text and JSON
- * carry the same number; false without both counters.
- */
-static inline bool pfb_mean_batch(const struct pfb_xstats *x, double *m)
-{
-	uint64_t b = x->v[TCA_PFIFO_BULK_XSTATS_BATCHES];
-	uint64_t p = x->v[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS];
-
-	if (!x->has[TCA_PFIFO_BULK_XSTATS_BATCHES] ||
-	    !x->has[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS])
-		return false;
-	*m = b ? (double)(uint64_t)(100.0 * p / b + 0.5) / 100 : 0.0;
-	return true;
-}
-
 static inline const char *pfb_mode_str(uint32_t m)
 {
 	return m <= TC_PFIFO_BULK_MODE_MAX ? pfb_mode_names[m] : "unknown";
@@ -174,7 +192,8 @@ static inline const char *pfb_mode_str(uint32_t m)
 /* The options, in tc's layout: "limit 1000p bulk_bytes 64Kb ...". */
 static inline void pfb_print_qopt(const struct pfb_qopt *o)
 {
-	enum output_type co;
+	char b[SPRINT_BSIZE];
+	bool on;
 
 	if (o->has[TCA_PFIFO_BULK_LIMIT])
 		print_uint(PRINT_ANY, "limit", "limit %up ",
@@ -207,13 +226,17 @@ static inline void pfb_print_qopt(const struct pfb_qopt *o)
 			     o->v[TCA_PFIFO_BULK_LOCKLESS] ? "lockless" : "locked");
 	}
 	/* coalescing: JSON always, text only when it is on */
-	co = o->has[TCA_PFIFO_BULK_COALESCE_USECS] &&
-	     o->v[TCA_PFIFO_BULK_COALESCE_USECS] ? PRINT_ANY : PRINT_JSON;
+	on = o->has[TCA_PFIFO_BULK_COALESCE_USECS] &&
+	     o->v[TCA_PFIFO_BULK_COALESCE_USECS];
 	if (o->has[TCA_PFIFO_BULK_COALESCE_USECS])
-		print_uint(co, "coalesce_usecs", "coalesce_usecs %u ",
+		print_uint(PRINT_JSON, "coalesce_usecs", NULL,
 			   o->v[TCA_PFIFO_BULK_COALESCE_USECS]);
+	if (on)
+		print_string(PRINT_FP, NULL, "coalesce_usecs %s ",
+			     sprint_time(o->v[TCA_PFIFO_BULK_COALESCE_USECS], b));
 	if (o->has[TCA_PFIFO_BULK_COALESCE_PKTS])
-		print_uint(co, "coalesce_pkts", "coalesce_pkts %u ",
+		print_uint(on ? PRINT_ANY : PRINT_JSON, "coalesce_pkts",
+			   "coalesce_pkts %u ",
 			   o->v[TCA_PFIFO_BULK_COALESCE_PKTS]);
 }
 
@@ -246,8 +269,9 @@ static inline void pfb_print_xstat(const struct pfb_xstats *x, int type,
 /* The extended statistics, up to five lines, as "tc -s" prints them. */
 static inline void pfb_print_xstats(const struct pfb_xstats *x)
 {
+	uint64_t b = x->v[TCA_PFIFO_BULK_XSTATS_BATCHES];
+	char buf[SPRINT_BSIZE];
 	int lines = 0, i;
-	double m;
 
 	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_BATCHES,
 			    TCA_PFIFO_BULK_XSTATS_BATCH_BYTES)) {
@@ -257,8 +281,11 @@ static inline void pfb_print_xstats(const struct pfb_xstats *x)
 				" batch_pkts %" PRIu64);
 		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_BATCH_BYTES, "batch_bytes",
 				" batch_bytes %" PRIu64);
-		if (pfb_mean_batch(x, &m))
-			print_float(PRINT_ANY, "mean_batch", " mean_batch %.2f", m);
+		/* derived: text only, as fq_codel and fq keep JSON to counters */
+		if (x->has[TCA_PFIFO_BULK_XSTATS_BATCHES] &&
+		    x->has[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS])
+			print_float(PRINT_FP, NULL, " mean_batch %.2f", b ?
+				    (double)x->v[TCA_PFIFO_BULK_XSTATS_BATCH_PKTS] / b : 0.0);
 	}
 	if (pfb_xstats_line(x, &lines, TCA_PFIFO_BULK_XSTATS_HIST,
 			    TCA_PFIFO_BULK_XSTATS_HIST)) {
@@ -301,10 +328,14 @@ static inline void pfb_print_xstats(const struct pfb_xstats *x)
 				"release_timer", " release_timer %" PRIu64);
 		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_SENT_AT_ONCE,
 				"sent_at_once", " sent_at_once %" PRIu64);
-		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_HELD_NS, "held_ns",
-				" held_ns %" PRIu64);
-		pfb_print_xstat(x, TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX,
-				"held_ns_max", " held_ns_max %" PRIu64);
+		for (i = TCA_PFIFO_BULK_XSTATS_HELD_NS;
+		     i <= TCA_PFIFO_BULK_XSTATS_HELD_NS_MAX; i++) {
+			if (!x->has[i])
+				continue;
+			print_u64(PRINT_JSON, pfb_time_keys[i], NULL, x->v[i]);
+			print_string(PRINT_FP, NULL, pfb_time_fmts[i],
+				     sprint_time64(x->v[i], buf));
+		}
 	}
 }
 
