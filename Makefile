@@ -32,10 +32,27 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c \
 			include/uapi/linux/*.h))
 
 .PHONY: all modules plugin ip-plugin bulkctl setup check demo checkpatch \
+	no-modules no-plugins no-bulkctl \
 	install modules_install dkms_install clean clean-modules rev-modules \
 	kernel-patch debug-kernel check-debug
 
-all: modules plugin ip-plugin bulkctl
+# Plain "make" builds what it can: a part whose build needs what this host
+# lacks (kernel headers, the iproute2 source, libmnl; "make setup" installs
+# them) is left out, with one line saying what is missing. Naming a part
+# ("make plugin") fails instead.
+include tools/iproute2.mk
+HAVE_KDIR := $(wildcard $(KDIR)/Makefile)
+HAVE_MNL := $(shell pkg-config --exists libmnl 2>/dev/null && echo y)
+all: $(if $(HAVE_KDIR),modules,no-modules) \
+	$(if $(IPROUTE2_FOUND),plugin ip-plugin,no-plugins) \
+	$(if $(IPROUTE2_FOUND),$(if $(HAVE_MNL),bulkctl,no-bulkctl))
+
+no-modules:
+	@echo "make: no kernel build tree $(KDIR) (KVER=$(KVER)): modules not built (make setup)" >&2
+no-plugins:
+	@echo "make: $(IPROUTE2_MISSING): tc plugin, ip plugin and bulkctl not built" >&2
+no-bulkctl:
+	@echo "make: no libmnl (libmnl-dev): bulkctl not built (make setup)" >&2
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree $(KDIR) (KVER=$(KVER)): run 'make setup'" >&2; exit 1; }
