@@ -11,51 +11,21 @@
  * parsed by ip's exported iplink_parse() into a REFNIC_INFO_PEER nest that
  * starts with a struct ifinfomsg, the same layout veth uses.
  *
- * ip exports its symbols (-Wl,-export-dynamic); the two structures below are
- * the plugin ABI of ip/ip_common.h, declared here because iproute2 installs
- * no headers.
+ * ip exports its symbols (-Wl,-export-dynamic). Built against the iproute2
+ * source as the tc plugin is (tools/iproute2.mk): struct link_util, struct
+ * iplink_req and iplink_parse() come from its ip/ip_common.h, the attribute
+ * from our uapi header, linux/refnic.h.
  */
 #include <stdio.h>
 #include <string.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
+#include <linux/refnic.h>
 
-#define REFNIC_INFO_PEER 1	/* drivers/net/refnic/refnic.h */
-
-struct iplink_req {
-	struct nlmsghdr		n;
-	struct ifinfomsg	i;
-	char			buf[1024];
-};
-
-struct link_util {
-	struct link_util	*next;
-	const char		*id;
-	int			maxattr;
-	int			(*parse_opt)(struct link_util *, int, char **,
-					     struct nlmsghdr *);
-	void			(*print_opt)(struct link_util *, FILE *,
-					     struct rtattr *[]);
-	void			(*print_xstats)(struct link_util *, FILE *,
-						struct rtattr *);
-	void			(*print_help)(struct link_util *, int, char **,
-					      FILE *);
-	int			(*parse_ifla_xstats)(struct link_util *,
-						     int, char **);
-	int			(*print_ifla_xstats)(struct nlmsghdr *, void *);
-};
-
-/* from ip */
-int iplink_parse(int argc, char **argv, struct iplink_req *req, char **type);
-struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
-int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
+#include "utils.h"
+#include "ip_common.h"
 
 static void refnic_print_help(struct link_util *lu, int argc, char **argv,
 			      FILE *f)
 {
-	(void)lu;
-	(void)argc;
-	(void)argv;
 	fprintf(f, "Usage: ip link <options> type refnic [peer <options>]\n"
 		"To get <options> type 'ip link add help'\n");
 }

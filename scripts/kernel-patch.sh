@@ -62,6 +62,8 @@ else
 	done
 fi
 refnic_files=($(printf '%s\n' "${refnic_files[@]}" | grep -v '\.mod\.c$'))
+# The uapi header of its link attributes (REFNIC_INFO_*), as veth's linux/veth.h.
+refnic_files+=(include/uapi/linux/refnic.h)
 # Kernel files the series edits (they must exist in the tarball).
 edited=(MAINTAINERS Documentation/networking/index.rst net/sched/Kconfig
 	net/sched/Makefile drivers/net/Kconfig drivers/net/Makefile)

@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/netdevice.h>
+#include <linux/refnic.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
@@ -31,15 +32,6 @@
 /* Emulated doorbell cost, ns: see the justification in refnic_main.c. */
 #define REFNIC_DOORBELL_NS_DEFAULT	1000
 #define REFNIC_DOORBELL_NS_MAX		100000
-
-/* Netlink: IFLA_INFO_DATA of a refnic link, the same layout as veth's. */
-enum {
-	REFNIC_INFO_UNSPEC,
-	REFNIC_INFO_PEER,	/* struct ifinfomsg followed by IFLA_* */
-	__REFNIC_INFO_MAX,
-};
-
-#define REFNIC_INFO_MAX		(__REFNIC_INFO_MAX - 1)
 
 /* Packets-per-doorbell histogram, buckets 1, 2, 3-4, 5-8, 9-16, 17-32,
  * 33-64 and 65+: the buckets of pfifo_bulk's batch histogram, so that the
