@@ -84,7 +84,8 @@ def full(ifindex):
     queue = attr(TCA_STATS_QUEUE, struct.pack("=5I", v["qlen"], v["backlog"],
                                               v["drops"], v["requeues"],
                                               v["overlimits"]))
-    stats = nest(TCA_STATS2, basic, queue, u64(TCA_STATS_PKT64, v["packets"]), app)
+    # PKT64 right after BASIC, as the kernel puts it (tc 6.15 looks there)
+    stats = nest(TCA_STATS2, basic, u64(TCA_STATS_PKT64, v["packets"]), queue, app)
     return qdisc_msg(ifindex, 0x10000, TC_H_ROOT,
                      [attr(TCA_KIND, b"pfifo_bulk\0"), opts, stats])
 
@@ -140,8 +141,10 @@ def tc_json(ifindex):
         if est:
             rate = [attr(TCA_STATS_RATE_EST, struct.pack("=II", 125000, 300)),
                     attr(TCA_STATS_RATE_EST64, struct.pack("=QQ", 5 * big, 4 * 10**9))]
-        return nest(TCA_STATS2, basic, *rate, queue,
-                    u64(TCA_STATS_PKT64, scale * big + 7), app)
+        # in the kernel's order (gnet_stats_copy_basic(), _rate_est(),
+        # _queue(), _app()): tc 6.15 takes PKT64 only right after BASIC
+        return nest(TCA_STATS2, basic, u64(TCA_STATS_PKT64, scale * big + 7),
+                    *rate, queue, app)
 
     kind = attr(TCA_KIND, b"pfifo_bulk\0")
     mq = attr(TCA_KIND, b"mq\0")
