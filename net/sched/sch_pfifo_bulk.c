@@ -38,12 +38,19 @@
  *   stop episode costs one dequeue and one requeue; the quota of 64 per
  *   __qdisc_run() may be overshot by 8.
  *
- * Neither inference is trusted to keep packets moving. Every NULL returned
- * while packets wait asks for another run: a lockless qdisc sets
+ * A NULL at our cap ends a batch the core is collecting; the core then
+ * sends it and goes on with the next batch, or reschedules itself (the
+ * quota, a requeue). Only a NULL on the first call of a batch would end
+ * the run with packets left. On the NOBQL path that cannot happen: batch
+ * starts are exact. The BQL inference is not trusted with it (a batch the
+ * driver handed back moves no BQL counter, and the next batch's first call
+ * looks like the same batch at its cap): there a NULL at the cap with
+ * packets waiting asks for another run. A lockless qdisc sets
  * __QDISC_STATE_MISSED, which qdisc_run_end() turns into a reschedule and
  * which our own "found empty" path clears again if the same run drains the
  * queue after all; a locked one calls __netif_schedule(), as the core's
- * requeue path does. So a wrong guess costs at most one NET_TX softirq; a
+ * requeue path does. The reschedules statistic counts these requests. So a
+ * wrong guess costs at most one NET_TX softirq; a
  * guess that a call is the first when it is not would overshoot a cap, and
  * the inferences above cannot make that error unless another context
  * transmits on the same txq while the core collects a batch (pktgen's
@@ -94,9 +101,12 @@
  * core's test, no MISSED or DRAINING bit, so the run protocol above is what
  * keeps a bypass from overtaking queued packets: every run that ends with
  * packets left sets MISSED (our reschedule, the quota, a requeue) or
- * DRAINING (a stopped queue), and only a dequeue that found the queue
- * empty clears them (DRAINING not even then after a contended run: see
- * pfb_next()). Under a locked parent the core tests qdisc_qlen(),
+ * DRAINING (a stopped queue; and ours while coalescing holds packets, or
+ * when ->change lets held packets go), and only a dequeue that found the
+ * queue empty clears them, as pfifo_fast_dequeue() does. The core retests
+ * the bits under the run lock, which ->change and the holder of a batch
+ * hold, so a sender that saw CAN_BYPASS before a change cannot pass a
+ * packet queued or held before it. Under a locked parent the core tests qdisc_qlen(),
  * which the locked statistics keep. A bypassed packet passes no code of
  * ours; it is counted by the core in the Sent counters, and the dump
  * reports the difference between those and what we dequeued as bypassed
@@ -113,11 +123,15 @@
  * wait, or when the deadline passes, whichever comes first, and takes
  * every packet waiting with it (holding resumes once the queue ran empty):
  * no packet is held longer than coalesce_usecs plus the time it takes the
- * watchdog to run the qdisc. The bypass is off meanwhile (it would send a packet past
- * the held ones). Traffic that waiting cannot help is not held: a batch
- * whose first packet came coalesce_usecs or more after the packet before
- * it leaves at once (a request and its response, the first packet after
- * a pause), since nothing is likely to join it in time. Only where the
+ * watchdog to run the qdisc. Every packet is stamped at enqueue, coalescing
+ * on or off, so that a packet queued before it was switched on has a known
+ * wait too (cb[] holds whatever the stack left there otherwise). The bypass
+ * is off meanwhile (it would send a packet past the held ones). Traffic
+ * that waiting cannot help is not held: a batch whose first packet came
+ * coalesce_usecs or more after the packet before it leaves at once (a
+ * request and its response, the first packet after a pause), since
+ * nothing is likely to join it in time, and so does every packet queued
+ * behind it, in as many batches as the core makes. Only where the
  * qdisc decides batches (the root, or a child of mq or mqprio); under any
  * other parent the options are refused. A reset (device down, delete)
  * frees what is held and stops the watchdog.
@@ -193,7 +207,7 @@ struct pfb_stats {
 	u64_stats_t		held_ns_max;
 };
 
-/* What a packet carries through the queue while coalescing is on. */
+/* What a packet carries through the queue: when it was enqueued. */
 struct pfb_skb_cb {
 	u64	enqueue_ns;
 };
@@ -220,15 +234,15 @@ struct pfb_sched_data {
 	u32	nq_seen;	/* BQL path: num_queued when the batch began */
 	u32	nc_seen;	/* BQL path: num_completed when it began */
 	u32	det_nq;		/* mode auto: num_queued when last seen moving */
-	u64	det_pkts;	/* and batch_pkts then */
+	unsigned long	det_pkts;	/* and sent_pkts then */
+	unsigned long	sent_pkts;	/* packets put in batches: one word,
+					 * read by the dumps without a lock
+					 */
 	bool	holding;	/* coalescing: the oldest packet is held back */
 	bool	draining;	/* coalescing: released, until the queue is empty */
-	u64	last_ns;	/* coalescing: enqueue time of the last sent */
+	u64	last_ns;	/* enqueue time of the last packet sent */
 	struct qdisc_watchdog watchdog;
 	struct pfb_stats st;
-
-	/* the largest bypassed count a dump has reported */
-	atomic64_t	bypassed;
 
 	/* configuration: written by ->change with the consumer kept out */
 	u32	bulk_bytes;
@@ -376,8 +390,12 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return qdisc_drop_cpu(skb, sch, to_free);
 		return qdisc_drop(skb, sch, to_free);
 	}
-	if (READ_ONCE(q->coalesce_usecs))
-		pfb_skb_cb(skb)->enqueue_ns = ktime_get_ns();
+	/* Every packet, coalescing on or off: a packet queued while it was
+	 * off (or by a CPU that read it off just before ->change switched it
+	 * on) must carry a real time too, not what the stack left in cb[]
+	 * (a forwarded IPv6 packet leaves nhoff there: weeks ahead).
+	 */
+	pfb_skb_cb(skb)->enqueue_ns = ktime_get_ns();
 	/* counted before it is visible: the consumer may free it at once */
 	qdisc_update_stats_at_enqueue(sch, qdisc_pkt_len(skb));
 	llist_add(&skb->ll_node, &q->in);
@@ -385,17 +403,12 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /* The next packet for the core. Found empty, a lockless qdisc clears
- * MISSED and looks once more, as pfifo_fast_dequeue() does: a CPU that
- * enqueued while we ran and could not take the run lock set MISSED after
- * its llist_add(), so we either see its packet now or qdisc_run_end() sees
- * MISSED again and reschedules. Left set, MISSED would reschedule an empty
- * qdisc forever.
- *
- * DRAINING only keeps senders from trying the bypass. pfifo_fast clears it
- * here too; we leave it set when MISSED shows that a sender found the run
- * lock taken during this run: the next sender would likely find it taken
- * as well, and a failed bypass costs it two trylocks before it queues its
- * packet and tries a third. A run that nobody contended clears it.
+ * MISSED and DRAINING and looks once more, as pfifo_fast_dequeue() does: a
+ * CPU that enqueued while we ran and could not take the run lock set
+ * MISSED after its llist_add(), so we either see its packet now or
+ * qdisc_run_end() sees MISSED again and reschedules. Left set, MISSED
+ * would reschedule an empty qdisc forever, and DRAINING would keep the
+ * bypass off.
  */
 static struct sk_buff *pfb_next(struct Qdisc *sch, struct pfb_sched_data *q)
 {
@@ -403,11 +416,8 @@ static struct sk_buff *pfb_next(struct Qdisc *sch, struct pfb_sched_data *q)
 	unsigned long state = skb ? 0 : READ_ONCE(sch->state);
 
 	if (state & QDISC_STATE_NON_EMPTY) {
-		if (!(state & QDISC_STATE_MISSED))
-			clear_bit(__QDISC_STATE_DRAINING, &sch->state);
-		else if (!(state & QDISC_STATE_DRAINING))
-			set_bit(__QDISC_STATE_DRAINING, &sch->state);
 		clear_bit(__QDISC_STATE_MISSED, &sch->state);
+		clear_bit(__QDISC_STATE_DRAINING, &sch->state);
 		/* the list is read again after the bit is clear */
 		smp_mb__after_atomic();
 		skb = pfb_pop(q);
@@ -433,16 +443,18 @@ static void pfb_stat_inc(struct pfb_sched_data *q, u64_stats_t *c)
 	u64_stats_update_end(&q->st.syncp);
 }
 
-/* NULL returned while packets may wait: make sure the qdisc runs again,
- * whether or not the core calls us again in this run. On the lockless
- * path MISSED does it: qdisc_run_end() reschedules when it finds the bit,
- * and pfb_next() clears it if this run empties the queue anyway. A
- * packet that arrives after we looked is the producer's to flag: it could
- * not take the run lock, so it sets MISSED itself.
+/* NULL returned at the cap on the BQL path while packets may wait: make
+ * sure the qdisc runs again, whether or not the core calls us again in
+ * this run (see the top of the file). On the lockless path MISSED does it:
+ * qdisc_run_end() reschedules when it finds the bit, and pfb_next() clears
+ * it if this run empties the queue anyway. A packet that arrives after we
+ * looked is the producer's to flag: it could not take the run lock, so it
+ * sets MISSED itself. Counted as a request whether or not the core had
+ * one pending already (a sender's MISSED, a NET_TX already raised).
  */
 static void pfb_run_again(struct Qdisc *sch, struct pfb_sched_data *q)
 {
-	if (!pfb_waiting(q))
+	if (q->path != TC_PFIFO_BULK_MODE_BQL || !pfb_waiting(q))
 		return;
 	pfb_stat_inc(q, &q->st.resched);
 	if (!(sch->flags & TCQ_F_NOLOCK))
@@ -467,7 +479,7 @@ static u8 pfb_path_for(const struct Qdisc *sch,
 	if (pfb_num_queued(sch->dev_queue) != READ_ONCE(q->det_nq))
 		return TC_PFIFO_BULK_MODE_BQL;
 	if (READ_ONCE(q->path) == TC_PFIFO_BULK_MODE_BQL &&
-	    u64_stats_read(&q->st.batch_pkts) - READ_ONCE(q->det_pkts) <
+	    READ_ONCE(q->sent_pkts) - READ_ONCE(q->det_pkts) <
 	    PFB_BQL_IDLE_PKTS)
 		return TC_PFIFO_BULK_MODE_BQL;
 	return TC_PFIFO_BULK_MODE_NOBQL;
@@ -486,7 +498,7 @@ static void pfb_select_path(struct Qdisc *sch, struct pfb_sched_data *q)
 	    (bql && q->path != path)) {
 		/* counted from here: packets sent without num_queued moving */
 		WRITE_ONCE(q->det_nq, nq);
-		WRITE_ONCE(q->det_pkts, u64_stats_read(&q->st.batch_pkts));
+		WRITE_ONCE(q->det_pkts, q->sent_pkts);
 	}
 	WRITE_ONCE(q->path, path);
 	/* written only when it changes: producers read this word */
@@ -561,6 +573,7 @@ static void pfb_account(struct pfb_sched_data *q, const struct sk_buff *skb)
 	u32 n = ++q->b_pkts;
 
 	q->b_bytes += skb->len;
+	WRITE_ONCE(q->sent_pkts, q->sent_pkts + 1);
 	u64_stats_update_begin(&q->st.syncp);
 	u64_stats_inc(&q->st.batch_pkts);
 	u64_stats_add(&q->st.batch_bytes, skb->len);
@@ -584,7 +597,8 @@ static void pfb_release(struct pfb_sched_data *q, int why, u64 waited)
 	q->holding = false;
 	u64_stats_update_begin(&q->st.syncp);
 	u64_stats_inc(&q->st.release[why]);
-	u64_stats_add(&q->st.held_ns, waited);
+	/* u64_stats_add() takes an unsigned long: 4.29 s on 32-bit */
+	u64_stats_set(&q->st.held_ns, u64_stats_read(&q->st.held_ns) + waited);
 	if (waited > u64_stats_read(&q->st.held_ns_max))
 		u64_stats_set(&q->st.held_ns_max, waited);
 	u64_stats_update_end(&q->st.syncp);
@@ -617,7 +631,7 @@ static bool pfb_hold(struct Qdisc *sch, struct pfb_sched_data *q)
 	if (!skb)
 		return false;
 	now = ktime_get_ns();
-	/* a packet queued before coalescing was on carries no time */
+	/* stamped at enqueue, perhaps on another CPU: never ahead of now */
 	ts = min(pfb_skb_cb(skb)->enqueue_ns, now);
 
 	/* overdue first: a batch the timer should have released counts so */
@@ -633,11 +647,22 @@ static bool pfb_hold(struct Qdisc *sch, struct pfb_sched_data *q)
 		/* too sparse to wait for: nothing is likely to join it */
 		if ((s64)(ts - q->last_ns) >= (s64)wait) {
 			pfb_stat_inc(q, &q->st.at_once);
+			/* and the rest of its burst with it, whatever batches
+			 * the core cuts it into
+			 */
+			q->draining = true;
 			return false;
 		}
 		q->holding = true;
 		pfb_stat_inc(q, &q->st.held);
 	}
+	/* Held packets wait: no bypass past them, even once ->change
+	 * switches coalescing off and CAN_BYPASS on again (the core retests
+	 * the bit under the run lock, which we hold).
+	 */
+	if ((sch->flags & TCQ_F_NOLOCK) &&
+	    !test_bit(__QDISC_STATE_DRAINING, &sch->state))
+		set_bit(__QDISC_STATE_DRAINING, &sch->state);
 	qdisc_watchdog_schedule_ns(&q->watchdog, ts + wait);
 	return true;
 }
@@ -677,8 +702,7 @@ static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 		q->draining = false;
 		return NULL;
 	}
-	if (q->coalesce_usecs)
-		q->last_ns = pfb_skb_cb(skb)->enqueue_ns;
+	q->last_ns = pfb_skb_cb(skb)->enqueue_ns;
 	pfb_account(q, skb);
 	/* the core's slow loop takes no more */
 	if (q->path != TC_PFIFO_BULK_MODE_BQL && q->b_pkts >= PFB_SLOW_BATCH)
@@ -902,6 +926,12 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->coalesce_pkts, co_pkts);
 	if (!co_usecs)
 		q->holding = false;
+	/* Packets waiting now must leave before any bypass: the core retests
+	 * DRAINING under the run lock, which we hold, and the first dequeue
+	 * that finds the queue empty clears it.
+	 */
+	if ((sch->flags & TCQ_F_NOLOCK) && pfb_waiting(q))
+		set_bit(__QDISC_STATE_DRAINING, &sch->state);
 	/* a bypassed packet would overtake the held ones */
 	if (!!(sch->flags & TCQ_F_CAN_BYPASS) != !co_usecs)
 		WRITE_ONCE(sch->flags, sch->flags ^ TCQ_F_CAN_BYPASS);
@@ -947,6 +977,8 @@ static int pfb_init(struct Qdisc *sch, struct nlattr *opt,
 	sch->flags |= TCQ_F_CAN_BYPASS;
 	q->closed = true;
 	q->coalesce_pkts = PFB_COALESCE_PKTS_DFL;
+	/* the first packet comes after a pause as long as any window */
+	q->last_ns = ktime_get_ns() - (u64)PFB_COALESCE_USECS_MAX * NSEC_PER_USEC;
 
 	if (opt) {
 		err = pfb_change(sch, opt, extack);
@@ -1003,16 +1035,15 @@ static int pfb_put_u64(struct sk_buff *skb, int type, u64 val)
  * count beyond what we dequeued. A dequeue adds to our count before it
  * adds to Sent, and we read Sent first: every dequeue in the Sent we read
  * is in the count we read after it, so the difference is never more than
- * the truth; it is exact while no packet moves, and a few packets short
- * while they do. Reported as the largest value seen, so that it never
- * goes down.
+ * the truth; it is exact while no packet moves, and may be a few packets
+ * short while they do (a later dump can then report a few more). A dump
+ * only reads: nothing is kept between dumps.
  */
 static u64 pfb_bypassed(struct Qdisc *sch, struct pfb_sched_data *q)
 {
 	struct gnet_stats_basic_sync sent;
 	unsigned int start;
 	u64 pkts, segs;
-	s64 now, seen;
 
 	gnet_stats_basic_sync_init(&sent);
 	gnet_stats_add_basic(&sent, qdisc_is_percpu_stats(sch) ?
@@ -1024,12 +1055,7 @@ static u64 pfb_bypassed(struct Qdisc *sch, struct pfb_sched_data *q)
 		start = u64_stats_fetch_begin(&q->st.syncp);
 		segs = u64_stats_read(&q->st.segs);
 	} while (u64_stats_fetch_retry(&q->st.syncp, start));
-	now = pkts > segs ? pkts - segs : 0;
-
-	seen = atomic64_read(&q->bypassed);
-	while (now > seen && !atomic64_try_cmpxchg(&q->bypassed, &seen, now))
-		;
-	return max(now, seen);
+	return pkts > segs ? pkts - segs : 0;
 }
 
 /* A consistent copy of the consumer's statistics, taken without a lock. */

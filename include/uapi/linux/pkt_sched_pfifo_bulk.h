@@ -78,9 +78,10 @@ enum {
 	TCA_PFIFO_BULK_XSTATS_END_PKTS,		/* u64: batches ended by bulk_pkts */
 	TCA_PFIFO_BULK_XSTATS_END_BUDGET,	/* u64: ended by BQL or the core's budget */
 	TCA_PFIFO_BULK_XSTATS_END_EMPTY,	/* u64: ended because the queue ran empty */
-	TCA_PFIFO_BULK_XSTATS_RESCHEDULES,	/* u64: batches ended with packets
-						 * waiting, after which the qdisc
-						 * asked to run again
+	TCA_PFIFO_BULK_XSTATS_RESCHEDULES,	/* u64: times the qdisc asked to
+						 * run again: a batch ended at a
+						 * cap on the BQL path with
+						 * packets waiting
 						 */
 	TCA_PFIFO_BULK_XSTATS_BYPASSED,		/* u64: packets the core sent
 						 * without queueing them (the
