@@ -21,6 +21,11 @@
 # not heal a stall today, but a test of a stall must not depend on that);
 # the qdisc is dumped once at the end. Lockless root, and a locked mq
 # child. Counters only.
+#
+# And no reschedule where none is needed: on the NOBQL path batch starts
+# are exact, a NULL at the cap only ends the batch the core is collecting
+# and the core goes on by itself. The same backlog drains there with
+# batches ended at bulk_pkts and no reschedule counted, lockless or locked.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
@@ -119,4 +124,36 @@ done
 check_eq "mq children: locked" \
 	"$(tc -j qdisc show dev $mq | jq -c '[.[] | select(.kind == "pfifo_bulk") | .options.lockless] | unique')" '[false]'
 backlog $mq 11: 12:
+
+# nobql_drain DEV HANDLE...: a backlog at 1 Mb/s through the qdiscs
+# HANDLE... (on the NOBQL path), drained by the line itself this time.
+nobql_drain() {
+	local dev=$1 sent drops qlen resched endp
+	shift
+	must sh -c "echo 0 > $(refnic_dbg "$dev" drop_every)"
+	must ethtool -s "$dev" speed 1
+	REFNIC_PKTGEN_CPUS=1 refnic_pktgen "$dev" queue_xmit $n || return 1
+	wait_tx_settled "$dev" 300
+	read -r sent drops qlen <<< "$(qdisc_counts "$dev" "$@" |
+		awk '{ s += $1; d += $2; q += $3 } END { print s, d, q }')"
+	read -r resched endp <<< "$($PFB_NL dump "$dev" | jq -r --arg h " $* " \
+		'[.[] | select(.handle as $x | $h | contains(" " + $x + " ")) | .xstats] |
+		 "\(map(.reschedules) | add) \(map(.end_pkts) | add)"')"
+	echo "# $dev, NOBQL path: qdisc sent $sent, queued $qlen; batches ended at bulk_pkts $endp," \
+	     "reschedules $resched"
+	check_eq "$dev, NOBQL path: the qdisc drained: sent all, none left" "$sent $qlen" "$n 0"
+	check_cmp "$dev, NOBQL path: batches ended at bulk_pkts $cap" "$endp" ">" 0
+	check_eq "$dev, NOBQL path: no reschedule" "$resched" 0
+}
+
+must tc qdisc del dev $dev root
+must tc qdisc add dev $dev root handle 1: pfifo_bulk mode nobql bulk_pkts $cap limit $((2 * n))
+nobql_drain $dev 1:
+must tc qdisc del dev $mq root
+must tc qdisc add dev $mq root handle 1: mq
+for i in 1 2; do
+	must tc qdisc add dev $mq parent 1:$i handle 1$i: pfifo_bulk mode nobql bulk_pkts $cap \
+		limit $((2 * n))
+done
+nobql_drain $mq 11: 12:
 pfb_exit
