@@ -90,11 +90,13 @@ check_eq "callbacks declared ${want:-non-const} as in $src" \
 	"$(make -s -C "$plugin" --no-print-directory print-qu-const)" "PFB_QU_CONST=$want"
 
 # The source is unpacked without Debian's patches (make setup): they must
-# touch nothing the plugin compiles (bookworm's one patch is ip/ip.c's).
+# touch nothing the tools compile: the plugin's headers, bulkctl's lib/ and
+# tc/ files, the ip plugin's ip/ip_common.h (bookworm's one patch is
+# ip/ip.c's).
 if [ -f "$src/debian/patches/series" ]; then
 	touched=$(sed -n 's|^+++ [^/]*/||p' "$src"/debian/patches/*.patch 2>/dev/null | awk '{ print $1 }')
-	check_eq "Debian's patches touch nothing under include/, lib/ or tc/" \
-		"$(grep -E '^(include|lib|tc)/' <<< "$touched" | tr '\n' ' ')" ""
+	check_eq "Debian's patches touch nothing under include/, lib/ or tc/, nor ip/ip_common.h" \
+		"$(grep -E '^(include|lib|tc)/|^ip/ip_common\.h$' <<< "$touched" | tr '\n' ' ')" ""
 fi
 
 # The tc of a trixie build root, when there is one (make setup).
