@@ -11,7 +11,8 @@
 # "8001:1", 64-bit counters whole, estimator "rate" lines and JSON keys,
 # no mean_batch in JSON); that a dump ending in an error (an NLMSG_DONE
 # carrying one) fails with exit 2 and one line, its JSON array still closed;
-# and that "show" with nothing to show exits 0 as tc does, "[]" in JSON.
+# that "show" with nothing to show exits 0 as tc does, "[]" in JSON; and
+# that -batch runs a command per line until one fails.
 #
 # As root everything runs as nobody in a fresh network namespace; only the
 # dump is canned, device names come from that namespace's kernel.
@@ -103,6 +104,20 @@ check_eq "dump ending in an error: the error, one line" "$(cat "$tmp/b.err")" \
 	"RTNETLINK answers: No buffer space available"
 check_eq "dump ending in an error: the JSON array is closed" \
 	"$(jq -c '[.[].handle]' "$tmp/b" 2>&1)" '["0:","0:","0:"]'
+
+# -batch: a command per line, as tc -batch; the first failure ends it.
+printf 'show dev lo\n\nshow\n' > "$tmp/batch"
+printf 'show dev lo\nshow dev nosuchdev0\nshow dev lo\n' > "$tmp/batch-bad"
+chmod 644 "$tmp/batch" "$tmp/batch-bad"
+"${sandbox[@]}" "${canned[@]}" "$B" -batch "$tmp/batch" > "$tmp/b" 2> "$tmp/b.err"
+check_eq "-batch: exit status, stderr" "$?:$(cat "$tmp/b.err")" "0:"
+check "-batch: each command's output" diff -u "$tmp/b" <(
+	"${sandbox[@]}" "${canned[@]}" "$B" show dev lo
+	"${sandbox[@]}" "${canned[@]}" "$B" show)
+"${sandbox[@]}" "${canned[@]}" "$B" -b "$tmp/batch-bad" > "$tmp/b" 2> "$tmp/b.err"
+check_eq "-batch: a failing command ends it with its status and message" \
+	"$?:$(cat "$tmp/b.err"):$(grep -c '^qdisc' "$tmp/b")" \
+	'1:bulkctl: show: cannot find device "nosuchdev0":3'
 
 # Nothing to show: exit 0, as tc.
 : > "$tmp/empty"

@@ -910,6 +910,7 @@ static int do_cmd(int argc, char **argv, void *data)
 {
 	const struct cmd *c;
 
+	verb = "";		/* -batch: the previous line's is done */
 	for (c = cmds; c < cmds + ARRAY_SIZE(cmds); c++) {
 		if (matches(argv[0], c->name) == 0) {
 			verb = c->name;
