@@ -115,13 +115,15 @@ install_qemu() {
 		{ log "qemu-system-x86 $have is older than $qemu_min"; exit 1; }
 }
 
-# checkpatch.pl and tdc come from the kernel source tarballs; extract only
+# checkpatch.pl and tdc come from the kernel source tarballs (bookworm's 6.1
+# and 6.12, and the trixie root's newest); extract only
 # the parts we use (scripts/, tools/testing/selftests/tc-testing and what
 # checkpatch reads) once per tarball.
 extract_sources() {
 	local tb name dest
 	mkdir -p "$srcdir"
-	for tb in /usr/src/linux-source-6.1.tar.xz /usr/src/linux-source-6.12.tar.xz; do
+	for tb in /usr/src/linux-source-6.1.tar.xz /usr/src/linux-source-6.12.tar.xz \
+		  $("$top/scripts/trixie-root.sh" --source); do
 		name=$(basename "$tb" .tar.xz)
 		dest=$srcdir/$name
 		[ -f "$dest/.extracted" ] && continue
@@ -183,7 +185,7 @@ fi
 need_root
 install_pkgs
 install_qemu
+"$top/scripts/trixie-root.sh"
 extract_sources
 iproute2_source
-"$top/scripts/trixie-root.sh"
 log "ok"

@@ -13,6 +13,7 @@
 #
 #   scripts/trixie-root.sh           make or update the root
 #   scripts/trixie-root.sh --print   print the root's kernel versions
+#   scripts/trixie-root.sh --source  print the root's kernel source tarball
 #   scripts/trixie-root.sh --chroot CMD...  run CMD in the root (with /proc,
 #                                    the checkout at its own path)
 set -euo pipefail
@@ -67,6 +68,10 @@ case ${1:-} in
 	kernels
 	exit 0
 	;;
+--source)
+	ls "$root"/usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n1
+	exit 0
+	;;
 --chroot)
 	shift
 	[ -f "$stamp" ] || { log "no root at $root: run 'make setup'"; exit 2; }
@@ -78,13 +83,14 @@ esac
 [ "$(id -u)" -eq 0 ] || { log "must run as root (debootstrap, chroot)"; exit 1; }
 
 want=$(printf "%s\n" "${pkgs[@]}" "$mirror" | sha256sum | cut -c1-16)
-# ready: a kernel of every series is in the root.
+# ready: a kernel of every series is in the root, and a kernel source.
 ready() {
 	local series have
 	have=$(kernels)
 	for series in "${kernel_series[@]}"; do
 		grep -qE "^($series)\." <<< "$have" || return 1
 	done
+	ls "$root"/usr/src/linux-source-*.tar.xz >/dev/null 2>&1
 }
 
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && ready; then
@@ -168,6 +174,15 @@ for series in "${kernel_series[@]}"; do
 	fi
 	kver=
 done
+# The newest kernel source the archive has (trixie-backports): tdc and
+# checkpatch of that series (setup.sh extracts them), the tree a netdev
+# submission targets. Its series may lag the newest image's.
+src=$(in_root apt-cache pkgnames linux-source- |
+	sed -En 's/^(linux-source-[0-9]+\.[0-9]+)$/\1/p' | sort -V | tail -n1)
+if [ -n "$src" ] && ! [ -r "$root/usr/src/$src.tar.xz" ]; then
+	log "installing $src"
+	in_root apt-get install -y -qq --no-install-recommends "$src" >/dev/null
+fi
 in_root apt-get clean
 echo "$want" > "$stamp"
 log "ready in $((SECONDS - start)) s: $(kernels | tr '\n' ' ')"
