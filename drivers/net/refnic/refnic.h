@@ -145,6 +145,7 @@ struct refnic_queue {
 } ____cacheline_aligned_in_smp;
 
 #define REFNIC_WIRE_RUNNING	0	/* bit in wire_flags: timer armed or running */
+#define REFNIC_WIRE_OFF		1	/* bit in wire_flags: down, kicks ignored */
 
 /* Fault injection (debugfs, refnic_debugfs.c); 0 = off. */
 struct refnic_fault {
@@ -176,6 +177,7 @@ extern unsigned int refnic_doorbell_ns;
 /* refnic_tx.c */
 int refnic_queues_init(struct net_device *dev);
 void refnic_queues_uninit(struct net_device *dev);
+void refnic_reset_cancel(struct net_device *dev);
 struct refnic_desc **refnic_rings_alloc(struct net_device *dev,
 					unsigned int n, u32 size);
 void refnic_rings_free(struct refnic_desc **rings, unsigned int n);

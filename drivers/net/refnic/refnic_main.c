@@ -297,6 +297,7 @@ static void refnic_setup(struct net_device *dev)
 	dev->netdev_ops = &refnic_netdev_ops;
 	dev->ethtool_ops = &refnic_ethtool_ops;
 	dev->needs_free_netdev = true;
+	dev->priv_destructor = refnic_reset_cancel;
 	/* Longer than a stopped queue can wait: at 1 Mb/s, a quarter of a
 	 * 4096-entry ring of full-size frames takes 12.6 s to drain.
 	 */
@@ -387,6 +388,10 @@ static struct net_device *refnic_new_peer(struct net *src_net,
 		return ERR_PTR(err);
 	}
 	netif_carrier_off(peer);
+	/* Paired before "peer ... up" opens it: an end whose other end is
+	 * down has no carrier (refnic_open()), as veth does it.
+	 */
+	rcu_assign_pointer(((struct refnic_priv *)netdev_priv(peer))->peer, dev);
 
 	err = rtnl_configure_link(peer, ifmp, 0, NULL);
 	if (err < 0) {
@@ -417,8 +422,12 @@ static int refnic_newlink(struct net *src_net, struct net_device *dev,
 
 	err = register_netdevice(dev);
 	if (err < 0) {
-		if (peer)
+		if (peer) {
+			/* dev is freed when we return, before the peer */
+			RCU_INIT_POINTER(((struct refnic_priv *)
+					  netdev_priv(peer))->peer, NULL);
 			unregister_netdevice(peer);
+		}
 		return err;
 	}
 	if (peer) {

@@ -174,6 +174,11 @@ static void refnic_wire_kick(struct refnic_queue *q)
 	 * wire sees the new tail, or we see the flag clear and start it.
 	 */
 	smp_mb();
+	/* Down: refnic_down() flushes the ring itself; a timer started now
+	 * could outlive the ring (and the device).
+	 */
+	if (test_bit(REFNIC_WIRE_OFF, &q->wire_flags))
+		return;
 	if (test_bit(REFNIC_WIRE_RUNNING, &q->wire_flags) ||
 	    test_and_set_bit(REFNIC_WIRE_RUNNING, &q->wire_flags))
 		return;
@@ -457,9 +462,17 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (unlikely(!refnic_xmit_room(q))) {
 		/* Not reached while the stop below works: a driver that gets
 		 * here has a stop/wake bug. The doorbell in refnic_xmit_busy()
-		 * makes sure the wire drains, so that a completion wakes us.
+		 * makes sure the wire drains, so that a completion wakes us;
+		 * the barrier and second look are the stop's below: a
+		 * completion that freed slots before it saw the stop bit
+		 * would wake no one, and the queue would wait for the
+		 * watchdog.
 		 */
 		netif_tx_stop_queue(txq);
+		/* stop bit before clean: pairs with refnic_tx_clean() */
+		smp_mb__after_atomic();
+		if (refnic_xmit_room(q) >= q->wake_thresh)
+			netif_tx_start_queue(txq);
 		return refnic_xmit_busy(q, &q->xstats.ring_full);
 	}
 
@@ -553,11 +566,10 @@ static void refnic_reset_work(struct work_struct *work)
 	struct refnic_priv *priv = container_of(to_delayed_work(work),
 						struct refnic_priv, reset_work);
 
-	/* ndo_uninit cancels us with RTNL held: never wait for it. */
-	if (!rtnl_trylock()) {
-		schedule_delayed_work(&priv->reset_work, 1);
-		return;
-	}
+	/* The destructor cancels us, without RTNL. A device unregistered
+	 * meanwhile was closed first: nothing to reset.
+	 */
+	rtnl_lock();
 	if (netif_running(priv->dev)) {
 		refnic_down(priv->dev);
 		refnic_up(priv->dev);
@@ -599,8 +611,16 @@ static void refnic_tx_clean(struct refnic_queue *q, int budget)
 	was_stopped = netif_xmit_stopped(txq);
 	refnic_txq_completed_mb(txq, priv->bql, pkts, bytes);
 	if (netif_tx_queue_stopped(txq) && READ_ONCE(priv->up) &&
-	    refnic_tx_free(q, READ_ONCE(q->prod), clean) >= q->wake_thresh)
-		netif_tx_wake_queue(txq);
+	    refnic_tx_free(q, READ_ONCE(q->prod), clean) >= q->wake_thresh) {
+		/* @up again under the queue's lock: refnic_down() clears it,
+		 * then netif_tx_disable() takes this lock; a wake after that
+		 * would let xmit write a ring about to be freed.
+		 */
+		__netif_tx_lock(txq, smp_processor_id());
+		if (READ_ONCE(priv->up))
+			netif_tx_wake_queue(txq);
+		__netif_tx_unlock(txq);
+	}
 	woken = was_stopped && !netif_xmit_stopped(txq);
 
 	u64_stats_update_begin(&q->nstats.syncp);
@@ -766,19 +786,29 @@ int refnic_queues_init(struct net_device *dev)
 	return 0;
 }
 
+/* priv_destructor: after unregistration, without RTNL, which the reset
+ * work takes (ndo_uninit runs with RTNL held and cannot wait for it).
+ */
+void refnic_reset_cancel(struct net_device *dev)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+
+	cancel_delayed_work_sync(&priv->reset_work);
+}
+
 void refnic_queues_uninit(struct net_device *dev)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
 	unsigned int i;
 
-	cancel_delayed_work_sync(&priv->reset_work);
 	for (i = 0; i < priv->nqueues; i++)
 		__netif_napi_del(&priv->queues[i].napi);
-	/* One grace period for all NAPI contexts, then free them. A stats
-	 * reader (sysfs) that comes after this sees no queues.
+	/* Unpublish the queues, then one grace period for all NAPI contexts
+	 * and for the stats readers (sysfs) that still saw them, then free
+	 * them.
 	 */
-	synchronize_net();
 	WRITE_ONCE(priv->nqueues, 0);
+	synchronize_net();
 	kfree(priv->queues);
 	priv->queues = NULL;
 }
@@ -803,6 +833,7 @@ void refnic_up(struct net_device *dev)
 		q->clean = 0;
 		q->fault_busy_calls = 0;
 		q->fault_stop_frames = 0;
+		q->fault_drop_calls = 0;
 		q->wire_flags = 0;
 		q->wire_idle = true;
 		q->frame_end = 0;
@@ -826,10 +857,12 @@ void refnic_up(struct net_device *dev)
 }
 
 /* Quiesce in the order that leaves no one to race with: no frame arrives
- * once RX is disabled; no completion wakes the queue once @up is clear; no
- * xmit runs after netif_tx_disable(), so no one kicks the wire once its
- * timer is cancelled; what the wire had not sent goes out (flush), then NAPI
- * stops and every skb is freed. The rings stay. Does nothing if down.
+ * once RX is disabled; no completion wakes the queue once @up is clear (it
+ * tests @up under the TX queue's lock, which netif_tx_disable() takes after
+ * we cleared it); no xmit runs after netif_tx_disable(), and the wire
+ * ignores kicks once it is off, so no one starts its timer once it is
+ * cancelled; what the wire had not sent goes out (flush), then NAPI stops
+ * and every skb is freed. The rings stay. Does nothing if down.
  */
 void refnic_down(struct net_device *dev)
 {
@@ -852,6 +885,7 @@ void refnic_down(struct net_device *dev)
 	for (i = 0; i < priv->nqueues; i++) {
 		struct refnic_queue *q = &priv->queues[i];
 
+		set_bit(REFNIC_WIRE_OFF, &q->wire_flags);
 		hrtimer_cancel(&q->wire_timer);
 		if (q->ring)
 			refnic_wire_flush(q);
