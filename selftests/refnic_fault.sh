@@ -13,12 +13,12 @@
 # every frame the qdisc sent reached the driver exactly once, every frame
 # the driver posted reached the peer, and BQL has nothing in flight once
 # drained. Bad values are refused and change nothing; the directory
-# follows a rename.
+# follows a rename. A restart of the datapath starts the counts afresh.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
 require_root
-require_cmd ethtool tc jq
+require_cmd ethtool tc jq python3
 modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
 defer refnic_pktgen_stop
 defer "echo reset > /proc/net/pktgen/pgctrl"
@@ -147,4 +147,21 @@ load "off"
 check_eq "off: no fault" "$d_busy $d_stop $d_fdrop $d_txdrop" "0 0 0 0"
 lossless "off"
 check_eq "no timeouts" "$(ethtool_stat $a tx_timeouts)" 0
+
+# A restart counts afresh: drop_every 5, a restart (the BQL flag), three
+# frames, a restart, two frames: none dropped. (The count used to survive the restart:
+# the second frame after it was dropped.) The frames are the only ones:
+# AF_PACKET through the qdisc, no IPv6 on the pair.
+tx_frames() { python3 "$PFB_TOP/selftests/pfb_pktsend.py" $a "$1" > /dev/null; }
+check "drop_every 5" sh -c "echo 5 > $drop"
+check "restart: BQL off" ethtool --set-priv-flags $a bql off
+f0=$(ethtool_stat $a tx_fault_drop)
+check "three frames" tx_frames 3
+check "restart: BQL on" ethtool --set-priv-flags $a bql on
+check "two frames" tx_frames 2
+check_eq "restart: the drop count starts afresh (none dropped)" \
+	$(($(ethtool_stat $a tx_fault_drop) - f0)) 0
+check "three frames more" tx_frames 3
+check_eq "the fifth frame since the restart dropped" $(($(ethtool_stat $a tx_fault_drop) - f0)) 1
+check "drop_every 0" sh -c "echo 0 > $drop"
 pfb_exit

@@ -6,7 +6,8 @@
 # burst and a TCP transfer (checked byte for byte) cross it, with two queues
 # a side, and the counters add up: what one end sent the other received, and
 # every sent frame completed. A frame too long for the peer's MTU is
-# dropped and counted.
+# dropped and counted. A peer brought up with the pair has no carrier
+# while the other end is down.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
@@ -148,4 +149,16 @@ check "1200-byte pings cross at MTU 1500" busybox ping -c 2 -W 2 -i 0.2 -s 1200 
 
 check "deleting one end deletes both" ip link del $a
 check_fails "peer gone" ip -n $ns link show $b
+
+# "peer name B up": B comes up with the pair, but has no carrier while
+# this end is down, as with veth; both have it once this end is up.
+c=rfpc0
+d=rfpc1
+check "pair with the peer up at creation" ip link add $c type refnic peer name $d up &&
+	defer "ip link del $c"
+check_eq "peer up, this end down: no carrier on the peer" \
+	"$(cat /sys/class/net/$d/flags) $(cat /sys/class/net/$d/carrier)" "0x1003 0"
+check "this end up" ip link set $c up
+check_eq "both up: carrier on both" \
+	"$(cat /sys/class/net/$c/carrier) $(cat /sys/class/net/$d/carrier)" "1 1"
 pfb_exit
