@@ -20,6 +20,8 @@
 #
 #   scripts/check.sh            newest installed 6.1 and 6.12 kernels
 #   PFB_KERNELS="K1 K2" scripts/check.sh
+#   PFB_KERNELS=trixie scripts/check.sh   6.1, and 6.12+deb13 and the newest
+#                               backports kernel of the trixie root
 #   PFB_TESTS="smoke.sh ..." scripts/check.sh   a subset of the selftests
 set -uo pipefail
 
@@ -32,8 +34,9 @@ trap 'rm -rf "$modules"' EXIT
 
 trixie=${PFB_TRIXIE_ROOT:-/var/cache/pfifo-bulk/trixie-root}
 
+# newest GLOB [ROOT]: the newest kernel vmlinuz-GLOB-amd64 in ROOT/boot.
 newest() {
-	ls /boot/vmlinuz-"$1".*-amd64 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1
+	ls "${2:-}"/boot/vmlinuz-$1-amd64 2>/dev/null | sed 's|.*/vmlinuz-||' | sort -V | tail -n1
 }
 
 # in_trixie KVER: true for a kernel of the trixie root (not the host's).
@@ -102,13 +105,24 @@ build_clean() {
 	cp net/sched/sch_pfifo_bulk.ko drivers/net/refnic/refnic.ko "$modules/$1/"
 }
 
-# The kernels: both series must be there, unless PFB_KERNELS names them.
-if [ -n "${PFB_KERNELS:-}" ]; then
+# The kernels: bookworm's 6.1 and 6.12 on the host, both of which must be
+# there, unless PFB_KERNELS names them. PFB_KERNELS=trixie: 6.1 on the
+# host, then trixie's 6.12 and the newest trixie-backports kernel in the
+# trixie root (trixie's 6.12 is the series of bookworm's 6.12+deb12).
+if [ "${PFB_KERNELS:-}" = trixie ]; then
+	k=$(newest '6.1.*')
+	want=" ${k:-missing-6.1}"
+	t612=$(newest '6.12.*+deb13' "$trixie")
+	want+=" ${t612:-missing-6.12+deb13}"
+	k=$(newest '*' "$trixie")
+	[ -n "$k" ] && [ "$k" != "$t612" ] || k=missing-backports
+	want+=" $k"
+elif [ -n "${PFB_KERNELS:-}" ]; then
 	want=$PFB_KERNELS
 else
 	want=
 	for series in 6.1 6.12; do
-		k=$(newest $series)
+		k=$(newest "$series.*")
 		want+=" ${k:-missing-$series}"
 	done
 fi
