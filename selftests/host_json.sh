@@ -119,6 +119,14 @@ check_eq "-batch: a failing command ends it with its status and message" \
 	"$?:$(cat "$tmp/b.err"):$(grep -c '^qdisc' "$tmp/b")" \
 	'1:bulkctl: show: cannot find device "nosuchdev0":3'
 
+# ... and with the kernel's message: printed once, as tc prints it.
+"${sandbox[@]}" "${canned[@]}" PFB_NLSHIM_DONE=105 PFB_NLSHIM_MSG="Dump interrupted" \
+	"$B" -j show > "$tmp/b" 2> "$tmp/b.err"
+check_eq "dump ending in an error with a message: exit status, the message" \
+	"$?:$(cat "$tmp/b.err")" "2:Error: Dump interrupted."
+check_eq "dump ending in an error with a message: the JSON array is closed" \
+	"$(jq -c '[.[].handle]' "$tmp/b" 2>&1)" '["0:","0:","0:"]'
+
 # Nothing to show: exit 0, as tc.
 : > "$tmp/empty"
 "${sandbox[@]}" env LD_PRELOAD="$tmp/pfb_nlshim.so" PFB_NLSHIM_FILE="$tmp/empty" \

@@ -5,12 +5,14 @@
  * kernel's, so that tc and bulkctl can print the same dump on a host whose
  * kernel has no pfifo_bulk (selftests/host_json.sh).
  *
- *	LD_PRELOAD=pfb_nlshim.so PFB_NLSHIM_FILE=FILE [PFB_NLSHIM_DONE=ERRNO] tc -j qdisc show
+ *	LD_PRELOAD=pfb_nlshim.so PFB_NLSHIM_FILE=FILE [PFB_NLSHIM_DONE=ERRNO
+ *		[PFB_NLSHIM_MSG=TEXT]] tc -j qdisc show
  *
  * FILE holds the messages (selftests/pfb_canned.py); they come back as one
  * datagram with the request's sequence number and the socket's port id,
  * ended by an NLMSG_DONE whose error is -ERRNO (0 without PFB_NLSHIM_DONE),
- * as a kernel ends a dump that failed half way. Every other message goes
+ * as a kernel ends a dump that failed half way, with TEXT as its extended
+ * ack (NLMSGERR_ATTR_MSG) when given. Every other message goes
  * to the kernel.
  */
 #define _GNU_SOURCE
@@ -31,6 +33,8 @@ static size_t reply_len;
 static void make_reply(unsigned int seq, unsigned int portid)
 {
 	const char *path = getenv("PFB_NLSHIM_FILE"), *err = getenv("PFB_NLSHIM_DONE");
+	const char *msg = getenv("PFB_NLSHIM_MSG");
+	struct nlattr *nla;
 	struct nlmsghdr *nlh, *done;
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	size_t cap = 1 << 20, off;
@@ -40,7 +44,7 @@ static void make_reply(unsigned int seq, unsigned int portid)
 		perror("pfb_nlshim: PFB_NLSHIM_FILE");
 		exit(99);
 	}
-	reply_len = fread(reply, 1, cap - NLMSG_SPACE(sizeof(int)), f);
+	reply_len = fread(reply, 1, cap - NLMSG_SPACE(sizeof(int)) - 4096, f);
 	fclose(f);
 	for (off = 0; off + sizeof(*nlh) <= reply_len; off += NLMSG_ALIGN(nlh->nlmsg_len)) {
 		nlh = (struct nlmsghdr *)(reply + off);
@@ -57,7 +61,15 @@ static void make_reply(unsigned int seq, unsigned int portid)
 	done->nlmsg_seq = seq;
 	done->nlmsg_pid = portid;
 	*(int *)NLMSG_DATA(done) = err ? -atoi(err) : 0;
-	reply_len += NLMSG_SPACE(sizeof(int));
+	if (msg && strlen(msg) < 1024) {
+		nla = (struct nlattr *)((char *)done + NLMSG_SPACE(sizeof(int)));
+		nla->nla_type = NLMSGERR_ATTR_MSG;
+		nla->nla_len = NLA_HDRLEN + strlen(msg) + 1;
+		strcpy((char *)nla + NLA_HDRLEN, msg);
+		done->nlmsg_len = NLMSG_SPACE(sizeof(int)) + NLA_ALIGN(nla->nla_len);
+		done->nlmsg_flags |= NLM_F_ACK_TLVS;
+	}
+	reply_len += NLMSG_ALIGN(done->nlmsg_len);
 }
 
 /* A qdisc dump request on a netlink socket: note it, and send nothing. */

@@ -211,22 +211,19 @@ static void nl_open(void)
 	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
 }
 
-/*
- * The error of an ACK (NLMSG_ERROR) or of the end of a dump (NLMSG_DONE,
- * whose payload is an int), and the kernel's message after @hlen bytes of
- * payload: libmnl's default handlers drop both.
- */
-static int nl_status(const struct nlmsghdr *nlh, int error, size_t hlen)
+/* iproute2's reader of the extended ack hands the kernel's message here. */
+static int save_ext_msg(const char *msg, uint32_t off, const struct nlmsghdr *inner)
 {
-	const struct nlattr *a;
+	snprintf(ext_msg, sizeof(ext_msg), "%s", msg ? msg : "");
+	return 0;
+}
 
-	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS &&
-	    mnl_nlmsg_size(hlen) <= nlh->nlmsg_len)
-		mnl_attr_for_each(a, nlh, hlen)
-			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
-			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-				snprintf(ext_msg, sizeof(ext_msg), "%s",
-					 mnl_attr_get_str(a));
+/*
+ * The error of an ACK (NLMSG_ERROR) or of the end of a dump (NLMSG_DONE):
+ * libmnl's default handlers drop the extended ack, and the error of a dump.
+ */
+static int nl_status(int error)
+{
 	if (error == 0) {
 		if (ext_msg[0])
 			fprintf(stderr, "Warning: %s%s\n", ext_msg,
@@ -240,16 +237,20 @@ static int nl_status(const struct nlmsghdr *nlh, int error, size_t hlen)
 static int cb_error(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	size_t hlen = sizeof(*err);
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err))) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		hlen += mnl_nlmsg_get_payload_len(&err->msg);
-	return nl_status(nlh, err->error, hlen);
+	nl_dump_ext_ack(nlh, save_ext_msg);
+	return nl_status(err->error);
 }
+
+/*
+ * A dump's end: its payload is an int, then the extended ack, which
+ * iproute2 prints itself ("Error: MSG.").
+ */
+static bool done_printed;
 
 static int cb_done(const struct nlmsghdr *nlh, void *data)
 {
@@ -257,7 +258,9 @@ static int cb_done(const struct nlmsghdr *nlh, void *data)
 
 	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(error))
 		memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
-	return nl_status(nlh, error, sizeof(error));
+	if (error && nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		done_printed = nl_dump_ext_ack_done(nlh, sizeof(error), error);
+	return nl_status(error);
 }
 
 static int run_msgs(const void *buf, size_t len, unsigned int seq,
@@ -302,6 +305,8 @@ static void __attribute__((noreturn)) kernel_failed(const char *dev)
 		delete_json_obj();
 	if (e == EINTR && stop)		/* Ctrl-C in the middle of a dump */
 		exit(0);
+	if (done_printed)
+		exit(EXIT_KERNEL);
 	if (e == ENOENT && strstr(ext_msg, "qdisc kind is unknown"))
 		fprintf(stderr, "Error: the kernel has no %s qdisc: modprobe sch_pfifo_bulk.\n",
 			PFB_KIND);
