@@ -18,7 +18,7 @@
 # guests run with that root as their userspace (trixie's tc and ethtool);
 # the host's kernels build and run on the host's Debian 12.
 #
-#   scripts/check.sh            newest installed 6.1 and 6.12 kernels
+#   scripts/check.sh            6.1 (host) and 6.12+deb13 (trixie root)
 #   PFB_KERNELS="K1 K2" scripts/check.sh
 #   PFB_KERNELS=trixie scripts/check.sh   6.1, and 6.12+deb13 and the newest
 #                               backports kernel of the trixie root
@@ -105,10 +105,11 @@ build_clean() {
 	cp net/sched/sch_pfifo_bulk.ko drivers/net/refnic/refnic.ko "$modules/$1/"
 }
 
-# The kernels: bookworm's 6.1 and 6.12 on the host, both of which must be
-# there, unless PFB_KERNELS names them. PFB_KERNELS=trixie: 6.1 on the
-# host, then trixie's 6.12 and the newest trixie-backports kernel in the
-# trixie root (trixie's 6.12 is the series of bookworm's 6.12+deb12).
+# The kernels, unless PFB_KERNELS names them: bookworm's 6.1 on the host
+# and trixie's 6.12 in the trixie root (the series, and today the release,
+# of bookworm's 6.12+deb12, which it replaces), both of which must be
+# there. PFB_KERNELS=trixie: those two and the newest trixie-backports
+# kernel of the trixie root.
 if [ "${PFB_KERNELS:-}" = trixie ]; then
 	k=$(newest '6.1.*')
 	want=" ${k:-missing-6.1}"
@@ -120,11 +121,10 @@ if [ "${PFB_KERNELS:-}" = trixie ]; then
 elif [ -n "${PFB_KERNELS:-}" ]; then
 	want=$PFB_KERNELS
 else
-	want=
-	for series in 6.1 6.12; do
-		k=$(newest "$series.*")
-		want+=" ${k:-missing-$series}"
-	done
+	k=$(newest '6.1.*')
+	want=" ${k:-missing-6.1}"
+	k=$(newest '6.12.*+deb13' "$trixie")
+	want+=" ${k:-missing-6.12+deb13}"
 fi
 kernels=
 for k in $want; do
