@@ -429,6 +429,25 @@ static netdev_tx_t refnic_xmit_drop(struct refnic_queue *q,
 	return NETDEV_TX_OK;
 }
 
+/* Stop the queue for want of room, then look at the ring once more; this is
+ * netif_txq_maybe_stop() of 6.3+ open-coded. Returns true when it stays
+ * stopped.
+ */
+static bool refnic_xmit_stop(struct refnic_queue *q, struct netdev_queue *txq)
+{
+	netif_tx_stop_queue(txq);
+	/* The stop bit and prod must be visible before we read clean again.
+	 * Pairs with the barrier in refnic_tx_clean(): either the completion
+	 * sees the queue stopped and wakes it, or we see the slots it freed
+	 * and restart the queue ourselves.
+	 */
+	smp_mb__after_atomic();
+	if (likely(refnic_xmit_room(q) < q->wake_thresh))
+		return true;
+	netif_tx_start_queue(txq);
+	return false;
+}
+
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
@@ -463,16 +482,11 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		/* Not reached while the stop below works: a driver that gets
 		 * here has a stop/wake bug. The doorbell in refnic_xmit_busy()
 		 * makes sure the wire drains, so that a completion wakes us;
-		 * the barrier and second look are the stop's below: a
-		 * completion that freed slots before it saw the stop bit
-		 * would wake no one, and the queue would wait for the
-		 * watchdog.
+		 * the stop's second look keeps a completion that freed slots
+		 * before it saw the stop bit from leaving the queue stopped
+		 * until the watchdog.
 		 */
-		netif_tx_stop_queue(txq);
-		/* stop bit before clean: pairs with refnic_tx_clean() */
-		smp_mb__after_atomic();
-		if (refnic_xmit_room(q) >= q->wake_thresh)
-			netif_tx_start_queue(txq);
+		refnic_xmit_stop(q, txq);
 		return refnic_xmit_busy(q, &q->xstats.ring_full);
 	}
 
@@ -481,23 +495,10 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	WRITE_ONCE(q->prod, q->prod + 1);
 	skb_tx_timestamp(skb);
 
-	/* Stop before the ring overflows: when the next frame would not fit.
-	 * This is netif_txq_maybe_stop() of 6.3+ open-coded.
-	 */
-	if (unlikely(!refnic_xmit_room(q))) {
-		netif_tx_stop_queue(txq);
-		/* The stop bit and prod must be visible before we read clean
-		 * again. Pairs with the barrier in refnic_tx_clean(): either
-		 * the completion sees the queue stopped and wakes it, or we
-		 * see the slots it freed and restart the queue ourselves.
-		 */
-		smp_mb__after_atomic();
-		if (unlikely(refnic_xmit_room(q) >= q->wake_thresh)) {
-			netif_tx_start_queue(txq);
-		} else {
-			stopped = true;
-			ring_full = true;
-		}
+	/* Stop before the ring overflows: when the next frame would not fit. */
+	if (unlikely(!refnic_xmit_room(q)) && refnic_xmit_stop(q, txq)) {
+		stopped = true;
+		ring_full = true;
 	}
 
 	/* Injected: stop as if the ring were full. This frame's completion,
