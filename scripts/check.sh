@@ -110,21 +110,18 @@ build_clean() {
 # of bookworm's 6.12+deb12, which it replaces), both of which must be
 # there. PFB_KERNELS=trixie: those two and the newest trixie-backports
 # kernel of the trixie root.
-if [ "${PFB_KERNELS:-}" = trixie ]; then
-	k=$(newest '6.1.*')
-	want=" ${k:-missing-6.1}"
-	t612=$(newest '6.12.*+deb13' "$trixie")
-	want+=" ${t612:-missing-6.12+deb13}"
-	k=$(newest '*' "$trixie")
-	[ -n "$k" ] && [ "$k" != "$t612" ] || k=missing-backports
-	want+=" $k"
-elif [ -n "${PFB_KERNELS:-}" ]; then
+if [ -n "${PFB_KERNELS:-}" ] && [ "$PFB_KERNELS" != trixie ]; then
 	want=$PFB_KERNELS
 else
 	k=$(newest '6.1.*')
 	want=" ${k:-missing-6.1}"
-	k=$(newest '6.12.*+deb13' "$trixie")
-	want+=" ${k:-missing-6.12+deb13}"
+	t612=$(newest '6.12.*+deb13' "$trixie")
+	want+=" ${t612:-missing-6.12+deb13}"
+	if [ "${PFB_KERNELS:-}" = trixie ]; then
+		k=$(newest '*' "$trixie")
+		[ -n "$k" ] && [ "$k" != "$t612" ] || k=missing-backports
+		want+=" $k"
+	fi
 fi
 kernels=
 for k in $want; do
