@@ -126,6 +126,9 @@ defer "sysctl -qw net.core.default_qdisc=$old_default"
 check "default qdisc pfifo_bulk" sysctl -qw net.core.default_qdisc=pfifo_bulk
 must ip link add $defmq numtxqueues 4 type refnic
 defer "ip link del $defmq"
+# No IPv6 autoconf chatter: a frame sent between bulkctl's dump and tc's
+# would move the -s counters and make the two differ.
+sysctl -qw net.ipv6.conf.$defmq.disable_ipv6=1
 must ip link set $defmq up
 qlen=$(cat /sys/class/net/$defmq/tx_queue_len)
 check_eq "default mq: its children as bulkctl prints them" \
