@@ -18,10 +18,9 @@
 # guests run with that root as their userspace (trixie's tc and ethtool);
 # the host's kernels build and run on the host's Debian 12.
 #
-#   scripts/check.sh            6.1 (host) and 6.12+deb13 (trixie root)
+#   scripts/check.sh            6.1 (host), and 6.12+deb13 and the newest
+#                               backports kernel (trixie root)
 #   PFB_KERNELS="K1 K2" scripts/check.sh
-#   PFB_KERNELS=trixie scripts/check.sh   6.1, and 6.12+deb13 and the newest
-#                               backports kernel of the trixie root
 #   PFB_TESTS="smoke.sh ..." scripts/check.sh   a subset of the selftests
 set -uo pipefail
 
@@ -105,23 +104,20 @@ build_clean() {
 	cp net/sched/sch_pfifo_bulk.ko drivers/net/refnic/refnic.ko "$modules/$1/"
 }
 
-# The kernels, unless PFB_KERNELS names them: bookworm's 6.1 on the host
-# and trixie's 6.12 in the trixie root (the series, and today the release,
-# of bookworm's 6.12+deb12, which it replaces), both of which must be
-# there. PFB_KERNELS=trixie: those two and the newest trixie-backports
-# kernel of the trixie root.
-if [ -n "${PFB_KERNELS:-}" ] && [ "$PFB_KERNELS" != trixie ]; then
+# The kernels, unless PFB_KERNELS names them: bookworm's 6.1 on the host,
+# and in the trixie root trixie's 6.12 (the series, and today the release,
+# of bookworm's 6.12+deb12, which it replaces) and the newest
+# trixie-backports kernel; all three must be there.
+if [ -n "${PFB_KERNELS:-}" ]; then
 	want=$PFB_KERNELS
 else
 	k=$(newest '6.1.*')
 	want=" ${k:-missing-6.1}"
 	t612=$(newest '6.12.*+deb13' "$trixie")
 	want+=" ${t612:-missing-6.12+deb13}"
-	if [ "${PFB_KERNELS:-}" = trixie ]; then
-		k=$(newest '*' "$trixie")
-		[ -n "$k" ] && [ "$k" != "$t612" ] || k=missing-backports
-		want+=" $k"
-	fi
+	k=$(newest '*' "$trixie")
+	[ -n "$k" ] && [ "$k" != "$t612" ] || k=missing-backports
+	want+=" $k"
 fi
 kernels=
 for k in $want; do
@@ -203,9 +199,10 @@ for t in selftests/host_*.sh; do
 done
 
 # Each kernel's build first; then the guests. A single-threaded guest keeps
-# one host CPU busy, so those of all kernels run side by side; a
-# multi-threaded one wants every host CPU for its vCPUs, so those run one
-# after the other.
+# one host CPU busy, so those of the kernels run side by side, one per host
+# CPU: with three on two CPUs a starved guest once missed a bound that
+# assumes its timer runs on time. A multi-threaded guest wants every host
+# CPU for its vCPUs, so those run one after the other.
 declare -A vm_pid
 built=
 for k in $kernels; do
@@ -217,10 +214,16 @@ for k in $kernels; do
 done
 kcur=
 if [ -n "$tests_single" ]; then
+	running=()
 	for k in $built; do
+		if [ ${#running[@]} -ge "$(nproc)" ]; then
+			vm_tally "${running[0]}" single
+			running=("${running[@]:1}")
+		fi
 		vm_start "$k" single 2 $tests_single
+		running+=("$k")
 	done
-	for k in $built; do
+	for k in "${running[@]}"; do
 		vm_tally "$k" single
 	done
 fi
