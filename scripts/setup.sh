@@ -187,5 +187,6 @@ install_pkgs
 install_qemu
 "$top/scripts/trixie-root.sh"
 extract_sources
+"$top/scripts/i386-headers.sh"
 iproute2_source
 log "ok"
