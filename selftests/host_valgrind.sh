@@ -295,6 +295,21 @@ check_eq "completion: each word once, root excludes parent" \
 	"$(complete_words change lo root limit 5 "")" "handle bulk_bytes bulk_pkts mode coalesce_usecs coalesce_pkts help"
 check_eq "completion: watch's words" "$(complete_words watch lo "")" "interval count help"
 check_eq "completion: show's words" "$(complete_words -n nosuchns0 show "")" "dev file help"
+check_eq "completion: an abbreviated command, as bulkctl reads it (d is delete)" \
+	"$(complete_words d lo "")" "root parent handle help"
+check_eq "completion: w is watch" "$(complete_words -j w lo "")" "interval count help"
+# Every command, keyword and option of the usage is in the man page and the
+# completion ("-s[tats]": both -s and -stats).
+"${B[@]}" help > "$tmp/usage"
+usage_words=$(sed -n '1,/^OPTIONS/p' "$tmp/usage" | grep -oE -- '-?[a-zA-Z][a-zA-Z_]*(\[[a-z]+\])?' |
+	grep -vxE '[A-Z]+|Usage|bulkctl' |
+	sed -E 's/^(-[a-zA-Z])\[([a-z]+)\]$/\1\n\1\2/' | sort -u)
+missing=
+for w in $usage_words; do
+	grep -qF -- "${w//-/\\-}" "$PFB_TOP/tools/bulkctl/bulkctl.8" || missing+=" man:$w"
+	grep -qwE -- "$w" "$PFB_TOP/tools/bulkctl/bulkctl.bash-completion" || missing+=" completion:$w"
+done
+check_eq "usage's $(echo $usage_words | wc -w) words in the man page and the completion" "$missing" ""
 check_eq "completion: -b takes a file" "$(complete_words -b /dev/nul)" "/dev/null"
 check_eq "completion: the command after -b FILE" "$(complete_words -b x.txt s)" "show"
 check "make install puts the completion in place" eval '
