@@ -72,7 +72,7 @@ must tc qdisc del dev $dev root
 
 must tc qdisc add dev $dev root handle 1: prio
 expect_fail "under prio: refused" 2 \
-	'^Error: pfifo_bulk: coalesce_usecs needs a qdisc the core dequeues itself: the root, or a child of mq or mqprio\.$' \
+	'^Error: pfifo_bulk: coalesce_usecs needs a qdisc the core dequeues itself: the root, or a child of mq, mqprio or an offloaded htb\.$' \
 	tc qdisc add dev $dev parent 1:1 handle 10: pfifo_bulk coalesce_usecs 50
 check_eq "under prio: nothing added" "$(tc -j qdisc show dev $dev | jq '[.[] | select(.kind == "pfifo_bulk")] | length')" 0
 must tc qdisc add dev $dev parent 1:1 handle 10: pfifo_bulk

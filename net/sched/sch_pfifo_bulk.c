@@ -910,7 +910,7 @@ static int pfb_change(struct Qdisc *sch, struct nlattr *opt,
 	if (co_usecs && !pfb_txq_qdisc(sch)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_PFIFO_BULK_COALESCE_USECS] ?:
 				    opt,
-				    "pfifo_bulk: coalesce_usecs needs a qdisc the core dequeues itself: the root, or a child of mq or mqprio");
+				    "pfifo_bulk: coalesce_usecs needs a qdisc the core dequeues itself: the root, or a child of mq, mqprio or an offloaded htb");
 		return -EOPNOTSUPP;
 	}
 
