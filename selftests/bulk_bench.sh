@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The benchmark (see bulk_bench.py --help): pfifo_bulk (bulk off, default,
-# byte-capped) against pfifo, pfifo_fast and fq_codel and against pfifo_bulk
+# byte-capped) against pfifo, pfifo_fast, fq_codel and fq and against pfifo_bulk
 # of an earlier revision (pfb_locked, "make rev-modules"), on refnic (device-
 # and CPU-bound, a doorbell that costs) and on the VM's NIC (-d auto), under
 # pktgen (flat out, and paced for what coalescing buys: coalesce,
@@ -13,6 +13,11 @@
 #
 #   bulk_bench.sh [--demo] [--regime interleaved|parallel] [-n REPS] [-t SECS]
 #                 [-s SCENARIOS] [-l LOADS] [-c CONFIGS] [-d auto|DEV] [...]
+#   bulk_bench.sh --cost [--count PKTS] [--pilot N] [--margin PCT] [--max-runs N] [...]
+#
+# The cost regime (fixed packet counts, runs until every pps ratio is known
+# to ±2 % or the cap) under QEMU's instruction counter:
+#   PFB_VM_ICOUNT=1 tools/vm/run ... -- bulk_bench.sh --cost ...
 #
 # Parallel regime (multi-threaded TCG) only as
 #   PFB_VM_TCG_THREAD=multi tools/vm/run -c 4 ... -- bulk_bench.sh --regime parallel ...

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The pfifo_bulk benchmark: pfifo_bulk against its bulk-off baseline and the
-stock qdiscs (pfifo, pfifo_fast, fq_codel), on refnic and on the VM's real
-NIC, in the style of the 2014 bulk-dequeue threads.
+stock qdiscs (pfifo, pfifo_fast, fq_codel, fq), on refnic and on the VM's
+real NIC, in the style of the 2014 bulk-dequeue threads.
 
 Regimes (--regime; every table names its own):
   interleaved  single-threaded TCG, tools/vm/run's default: one vCPU runs at
@@ -68,8 +68,23 @@ Definitions (shared/DESIGN.md), per measurement window:
              how long a held batch's oldest packet waited: held_ns / holds
              released, and held_ns_max (a fresh qdisc per run: the run's)
 Ratios candidate/base are ratios of means with a 95 % confidence interval
-(log scale, Welch's t); a target is met only when the whole interval clears
-it, a regression is listed only when the whole interval is worse by > 1 %.
+(delta method on the log scale, Welch's df, Student's t: stats.py says why);
+a ratio whose interval is wider than +-2 % (--margin) prints as "not
+resolved (+-X %)", never as a number; a target is met only when the whole
+interval clears it, a regression is listed only when the whole interval is
+worse by > 1 %.
+
+The cost regime (--cost; boot the guest with PFB_VM_ICOUNT=1 tools/vm/run,
+so that guest time counts instructions and the host's load drops out):
+refnic CPU-bound, pktgen 64 B, pfifo_bulk against pfifo, pfifo_fast,
+fq_codel and fq. A run sends a fixed number of packets (--count) and takes
+pktgen's own time for them, with nothing else running in the guest (no
+command, no console line: log lines wait until the phase ends). The time
+phase begins with a pilot (--pilot rounds), computes from the spread it saw
+how many runs each configuration needs for every pps ratio's interval to be
+within +-margin, runs them (alternating, as always), plans again from all
+runs if the interval is still wider, and stops when resolved, at --max-runs
+or at --budget; the report says which, with the spreads and the runs needed.
 
 refnic's doorbell costs what its module parameter doorbell_ns says; when the
 module leaves it at 0 (a free doorbell), the benchmark sets 1000 ns, about a
@@ -114,7 +129,8 @@ results of several runs into one table and plot (on the host, no root).
 #   system     the guest: commands, modules, the doorbell, the NIC, kernel text
 #   probes     kprobes, the tracepoint, counters; the figures of a measurement
 #   scenarios  Bench: devices, qdiscs, loads, one measurement
-#   stats      means, ratios with intervals, targets, regressions
+#   stats      means, ratios with intervals, runs needed, targets, regressions
+#   runs       the schedule: rounds alternated, the cost regime's pilot and plan
 #   perf       perf record and perf diff
 #   report     the text tables
 #   plots      gnuplot, and the headline over several runs

@@ -9,13 +9,15 @@ import re
 import sys
 import time
 
-from .defs import (BUCKETS, COALESCE_PKTS, CONFIGS, COUNTING, DEFAULT_CONFIGS, DOORBELL_NS, FIGURES, LOADS,
-                   LOCKED_REV, LOCKS, PACE_GAP_US, PERF_CONFIGS, PKTGEN_SPIN_NS, REGIMES, SCENARIOS, TOP)
+from .defs import (BUCKETS, COALESCE_PKTS, CONFIGS, COST_CONFIGS, COST_COUNT, COST_PILOT, COUNTING,
+                   DEFAULT_CONFIGS, DOORBELL_NS, LOADS, LOCKED_REV, LOCKS, MARGIN, MAX_RUNS, PACE_GAP_US,
+                   PERF_CONFIGS, PKTGEN_LOADS, PKTGEN_SPIN_NS, REGIMES, SCENARIOS, TOP)
 from .system import (CLOCKSOURCE, default_locked_ko, find_nic, kernel_text, load_modules, locked_ko_problem,
                      locked_origin, log, quiet_clocksource_watchdog, read, set_doorbell, sh, text_changes)
 from .probes import Probes, pace_delay_ns
 from .scenarios import Bench
 from .stats import aggregate, ratios
+from .runs import run_phases
 from .perf import perf_compare, perf_loads
 from .report import load_title, report
 from .plots import headline, plot
@@ -41,8 +43,7 @@ def parse_args():
                     "from 'make rev-modules REV=%s')" % (LOCKED_REV, LOCKED_REV))
     ap.add_argument("-s", "--scenarios",
                     help="of %s (default: all; nic only with -d)" % ",".join(SCENARIOS))
-    ap.add_argument("-l", "--loads", default="pktgen64,pktgen1500,udp,tcp,rr",
-                    help="of %s" % ",".join(LOADS))
+    ap.add_argument("-l", "--loads", help="of %s (default: %s)" % (",".join(LOADS), ALL_LOADS))
     ap.add_argument("--pace-gap-us", type=float, default=PACE_GAP_US, metavar="US",
                     help="paced64: the mean gap between frames of all pktgen threads "
                     "together (default %g us: %.0f frames/s); each thread waits gap x CPUs. "
@@ -74,10 +75,54 @@ def parse_args():
     ap.add_argument("--demo", action="store_true",
                     help="short run: pfifo_bulk, pfifo, pfifo_fast under pktgen 64 B on "
                     "refnic CPU-bound (and the NIC with -d), n=3 x 2 s, perf on refnic")
+    cost_args(ap)
     ap.add_argument("--headline", nargs="+", metavar="DIR",
                     help="no run: merge the results.json of DIRs into the headline table "
                     "and plot, written to -o (host side)")
     return ap, ap.parse_args(), in_vm
+
+
+ALL_LOADS = "pktgen64,pktgen1500,udp,tcp,rr"
+
+
+def cost_args(ap):
+    """The options of the cost regime (Documentation/benchmark.rst)."""
+    ap.add_argument("--cost", action="store_true",
+                    help="the cost regime: refnic CPU-bound, pktgen 64 B, -c %s, --count %d, "
+                    "--pilot %d, no perf (each may be given otherwise); boot the guest with "
+                    "PFB_VM_ICOUNT=1 tools/vm/run" % (COST_CONFIGS, COST_COUNT, COST_PILOT))
+    ap.add_argument("--count", type=int, metavar="PKTS",
+                    help="pktgen loads (not paced64): a run sends PKTS packets (all threads "
+                    "together) instead of lasting -t seconds; its time is pktgen's own, from "
+                    "the first frame to the last")
+    ap.add_argument("--pilot", type=int, metavar="N",
+                    help="time phase: N rounds first, then as many as a ±--margin 95 %% "
+                    "interval of every pps ratio needs by the spread measured, at most "
+                    "--max-runs (and --budget); replaces -n there")
+    ap.add_argument("--margin", type=float, default=100 * MARGIN, metavar="PCT",
+                    help="a ratio whose 95 percent interval is wider than ±PCT percent is "
+                    "printed as 'not resolved (±X percent)' (default %g)" % (100 * MARGIN))
+    ap.add_argument("--max-runs", type=int, default=MAX_RUNS, metavar="N",
+                    help="with --pilot: at most N runs per configuration (default %d)" % MAX_RUNS)
+    ap.add_argument("--budget", type=float, metavar="SECS",
+                    help="with --pilot: no round begins that would end after SECS seconds "
+                    "of a table's time phase")
+
+
+def check_cost(ap, args):
+    """The cost regime's options checked; the margin becomes a fraction."""
+    if args.count is not None and args.count < os.cpu_count():
+        ap.error("--count must be at least one packet per CPU (%d)" % os.cpu_count())
+    if args.count is not None and not any(l in PKTGEN_LOADS and not PKTGEN_LOADS[l][1]
+                                          for l in args.loads):
+        ap.error("--count applies to pktgen64 and pktgen1500 only")
+    if args.pilot is not None and not 2 <= args.pilot <= args.max_runs:
+        ap.error("--pilot must be 2..--max-runs (%d): a spread needs two runs" % args.max_runs)
+    if not 0 < args.margin < 100:
+        ap.error("--margin must be a percentage between 0 and 100")
+    if args.budget is not None and args.budget <= 0:
+        ap.error("--budget must be > 0")
+    args.margin /= 100
 
 
 def pace_problem(args):
@@ -129,6 +174,13 @@ def apply_presets(args):
         args.loads = "pktgen64"
         args.configs = args.configs or "pfifo_bulk,pfifo,pfifo_fast"
         args.perf_seconds = args.perf_seconds or 2
+    if args.cost:
+        args.scenarios = args.scenarios or "cpu-bound"
+        args.loads = args.loads or "pktgen64"
+        args.configs = args.configs or COST_CONFIGS
+        args.count = args.count or COST_COUNT
+        args.pilot = args.pilot or COST_PILOT
+        args.no_perf = True
     if args.dump_check:
         args.configs = "pfifo_bulk,pfifo_bulk+tcdump,pfifo_bulk+tcdump_idle"
         args.loads = "pktgen64"
@@ -142,7 +194,7 @@ def check_args(ap, args):
     args.configs = args.configs.split(",") if asked else list(DEFAULT_CONFIGS)
     args.scenarios = (args.scenarios.split(",") if args.scenarios else
                       [s for s in SCENARIOS if s != "nic" or args.dev])
-    args.loads = args.loads.split(",")
+    args.loads = (args.loads or ALL_LOADS).split(",")
     for name, table in (("configs", CONFIGS), ("scenarios", SCENARIOS), ("loads", LOADS)):
         bad = [x for x in getattr(args, name) if x not in table]
         if bad:
@@ -155,6 +207,7 @@ def check_args(ap, args):
         ap.error("-n must be >= 1 and -t > 0")
     if args.doorbell_ns is not None and args.doorbell_ns < 0:
         ap.error("--doorbell-ns must be >= 0")
+    check_cost(ap, args)
     problem = pace_problem(args)
     if problem:
         ap.error(problem)
@@ -185,43 +238,6 @@ def resolve_locked(ap, args, asked):
         args.configs.remove("pfb_locked")
 
 
-def log_fig(phase, scen, load, cfg, rep, reps, fig):
-    log("bench: %s %s %s %-20s rep %d/%d: %s" % (
-        phase, scen, load, cfg, rep + 1, reps,
-        ", ".join("%s %s" % (FIGURES[k][0], FIGURES[k][1].format(v))
-                  for k, v in fig.items()
-                  if k in FIGURES and v is not None and
-                  (k in ("lockops_per_pkt", "trylock_per_pkt", "lock_per_pkt") or
-                   "_per_" not in k))))
-
-
-def run_phases(bench, args, probes):
-    """The count phase (probes on) then the time phase (probes off); in
-    each, every configuration runs in turn, repetition by repetition.
-    Returns {(scenario, load, config, phase): [figures of each run]}."""
-    runs = {}
-    for phase in ("count", "time") if probes else ("time",):
-        if phase == "count":
-            probes.start()
-        for scen in args.scenarios:
-            bench.scenario(scen)
-            for load in args.loads:
-                if not bench.applies(scen, load) or (phase == "count" and load == "rr"):
-                    continue
-                for rep in range(args.reps):
-                    # rotated each repetition: no configuration always
-                    # follows the same one (BQL state carries over)
-                    k = rep % len(args.configs)
-                    for cfg in args.configs[k:] + args.configs[:k]:
-                        fig = bench.measure(scen, load, cfg, args.seconds,
-                                            probes if phase == "count" else None)
-                        runs.setdefault((scen, load, cfg, phase), []).append(fig)
-                        log_fig(phase, scen, load, cfg, rep, args.reps, fig)
-        if phase == "count":
-            probes.stop()
-    return runs
-
-
 def run_perf(bench, args, outdir):
     """perf record of some configurations per scenario and load."""
     perf = {}
@@ -242,10 +258,11 @@ def run_perf(bench, args, outdir):
 
 def measure_all(args, outdir):
     """Set up, measure and tear down. Returns results, perf, the NIC's
-    description, and the kernel text as it was when the devices were ready."""
+    description, the kernel text as it was when the devices were ready,
+    and the cost regime's plans."""
     bench = Bench(args)
     probes = None
-    results, perf, text_ready, nic = {}, {}, None, None
+    results, perf, text_ready, nic, plans = {}, {}, None, None, {}
     try:
         bench.setup()
         ifindexes = bench.ifindex
@@ -259,7 +276,8 @@ def measure_all(args, outdir):
         text_ready = kernel_text()
         if args.regime in COUNTING:
             probes = Probes(ifindexes.values())
-        for (scen, load, cfg, phase), r in run_phases(bench, args, probes).items():
+        runs, plans = run_phases(bench, args, probes)
+        for (scen, load, cfg, phase), r in runs.items():
             results.setdefault(scen, {}).setdefault(load, {}).setdefault(cfg, {})[phase] = \
                 aggregate(r)
         if not args.no_perf:
@@ -270,7 +288,7 @@ def measure_all(args, outdir):
             probes.close()
         bench.teardown()
         bench.use_module("checkout")
-    return results, perf, nic, text_ready
+    return results, perf, nic, text_ready, plans
 
 
 def run_meta(args, kernel, doorbell, nic, started, texts, clock):
@@ -296,7 +314,19 @@ def run_meta(args, kernel, doorbell, nic, started, texts, clock):
             "command": " ".join(sys.argv), "wall_seconds": round(time.time() - started),
             "text_patched_setup": text_changes(texts[0], texts[1]),
             "text_patched_run": text_changes(texts[1], texts[2]),
-            "clocksource": clock[0], "clocksources_unbound": clock[1]}
+            "clocksource": clock[0], "clocksources_unbound": clock[1],
+            "margin": args.margin, "count": args.count, "pilot": args.pilot,
+            "max_runs": args.max_runs if args.pilot else None, "budget": args.budget,
+            "guest_clock": guest_clock()}
+
+
+def guest_clock():
+    """What the guest's time is: instructions executed under QEMU's icount
+    (tools/vm/run PFB_VM_ICOUNT=1 puts pfb.icount=1 on the command line),
+    else the host's time as the guest sees it."""
+    if re.search(r"\bpfb\.icount=1\b", read("/proc/cmdline")):
+        return "icount: 1 ns per guest instruction (QEMU -icount shift=0,sleep=off)"
+    return "host time"
 
 
 def write_outputs(results, meta, perf, outdir):
@@ -344,8 +374,9 @@ def main():
     load_modules()
     doorbell = set_doorbell(args.doorbell_ns)
     started = time.time()
-    results, perf, nic, text_ready = measure_all(args, outdir)
+    results, perf, nic, text_ready, plans = measure_all(args, outdir)
     texts = (text_boot, text_ready, kernel_text())
     meta = run_meta(args, kernel, doorbell, nic, started, texts, clock)
+    meta["plans"] = plans
     write_outputs(results, meta, perf, outdir)
     return 0

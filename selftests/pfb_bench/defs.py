@@ -59,6 +59,9 @@ CONFIGS = {
     "pfifo": "pfifo",
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
+    # fq keeps at most flow_plimit (100) packets per flow: pktgen's frames
+    # are one flow, so a backlog over 100 drops there first
+    "fq": "fq",
     # coalescing: the window is filled in from --coalesce-usecs at startup
     # (default: what COALESCE_PKTS frames take at the pace, so that a batch
     # can form in it); coalesce50 is what an operator of a fast host would
@@ -74,7 +77,7 @@ CONFIGS = {
 DUMP_LOOP = {"pfifo_bulk+tcdump": "dev", "pfifo_bulk+tcdump_idle": "idle"}
 IDLE_DEV = "pfbbidle"
 DEFAULT_CONFIGS = ("bulk_off", "pfifo_bulk", "bulk_bytes", "pfb_locked", "pfifo",
-                   "pfifo_fast", "fq_codel")
+                   "pfifo_fast", "fq_codel", "fq")
 
 # refnic scenarios: (BQL on, line rate Mb/s or 0 for unlimited, description);
 # "nic" is the real NIC (-d), described by its driver.
@@ -176,7 +179,8 @@ PHASE_TITLE = {"count": "counts (probes on)", "time": "times (no probes)"}
 
 # Ratios candidate/base, per phase; targets on some; regressions first.
 RATIOS = (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"),
-          ("pfifo_bulk", "fq_codel"), ("bulk_bytes", "pfifo"), ("pfifo_bulk", "pfb_locked"),
+          ("pfifo_bulk", "fq_codel"), ("pfifo_bulk", "fq"), ("bulk_bytes", "pfifo"),
+          ("pfifo_bulk", "pfb_locked"),
           ("pfifo_bulk+tcdump", "pfifo_bulk"), ("pfifo_bulk+tcdump", "pfifo_bulk+tcdump_idle"),
           ("coalesce", "pfifo_bulk"), ("coalesce", "pfifo"), ("coalesce", "pfifo_fast"),
           ("coalesce50", "pfifo_bulk"))
@@ -190,8 +194,20 @@ TARGETS = {
     ("pfifo_bulk", "pfifo_fast", "count", "lockops_per_pkt"): ("≤", 0.5),
     ("pfifo_bulk", "pfifo_fast", "time", "pps"): ("≥", 1.0),
 }
-REGRESSIONS = (("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"), ("bulk_bytes", "pfifo"),
-               ("pfifo_bulk", "pfb_locked"))
+REGRESSIONS = (("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"), ("pfifo_bulk", "fq_codel"),
+               ("pfifo_bulk", "fq"), ("bulk_bytes", "pfifo"), ("pfifo_bulk", "pfb_locked"))
+# A ratio whose 95 % interval is wider than +-MARGIN prints as "not
+# resolved (+-X %)" (--margin); the cost regime runs until its DECIDE_FIG
+# ratios resolve it, or until --max-runs or --budget
+MARGIN = 0.02
+DECIDE_FIG = "pps"
+# the cost regime (--cost): packets per run (all pktgen threads together),
+# pilot rounds, the cap on runs per configuration (issue 33's fallback: 30),
+# its configurations (pfifo_bulk and the stock peers)
+COST_COUNT = 100000
+COST_PILOT = 5
+MAX_RUNS = 30
+COST_CONFIGS = "pfifo_bulk,pfifo,pfifo_fast,fq_codel,fq"
 # perf: configurations recorded per scenario, the first present is the base
 PERF_CONFIGS = ("pfifo", "bulk_off", "pfifo_bulk", "pfifo_fast")
 PERF_HZ = 4000		# perf's own default frequency

@@ -9,7 +9,7 @@ import subprocess
 
 from .defs import FIGURES, LOADS, PLOTTED, REGIMES, TARGETS
 from .stats import judge, ratio_ci
-from .report import fmt, fmt_ratio, scenario_title
+from .report import fmt, fmt_ratio, run_margin, run_shape, scenario_title
 
 
 def gnuplot(script_lines, out_base, width, height):
@@ -76,7 +76,7 @@ def plot(results, outdir, regime):
 
 
 HEADLINE_SCENARIOS = ("cpu-bound", "nic")
-HEADLINE_BASES = ("pfifo", "pfifo_fast")
+HEADLINE_BASES = ("pfifo", "pfifo_fast", "fq_codel", "fq")
 HEADLINE_FIGS = (("count", "lockops_per_pkt", "combined spin-lock calls/pkt"),
                  ("time", "pps", "pps"))
 # the absolute figures printed under the headline, per run
@@ -91,8 +91,8 @@ ABS_LABEL = {("count", "qd_mean_batch"): "xstats (count)",
 
 
 def headline(dirs, outdir):
-    """One table over the results.json of DIRS: pfifo_bulk against pfifo and
-    pfifo_fast, combined spin-lock calls per packet and pps, on refnic
+    """One table over the results.json of DIRS: pfifo_bulk against pfifo,
+    pfifo_fast, fq_codel and fq (those a run has), combined spin-lock calls per packet and pps, on refnic
     CPU-bound and the real NIC, per kernel and regime; and its plot."""
     rows, figs, seen = [], [], set()
     for d in dirs:
@@ -127,7 +127,7 @@ def headline_row(meta, scen, load, cfgs, base, source):
                      if scen == "nic" else
                      "refnic CPU-bound, doorbell %d ns" % meta["doorbell_ns"]),
            "load": load, "base": base, "reps": meta["reps"],
-           "seconds": meta["seconds"], "source": source}
+           "seconds": meta["seconds"], "source": source, "margin": run_margin(meta)}
     for phase, k, _ in HEADLINE_FIGS:
         a = cfgs["pfifo_bulk"].get(phase, {}).get(k)
         b = cfgs[base].get(phase, {}).get(k)
@@ -140,7 +140,8 @@ def headline_row(meta, scen, load, cfgs, base, source):
 
 def headline_table(rows):
     """The headline's lines: one per row, its verdicts under it."""
-    lines = ["HEADLINE: pfifo_bulk / base, ratio of means [95 % interval]; lock calls "
+    lines = ["HEADLINE: pfifo_bulk / base, ratio of means [95 % interval] (not resolved: "
+             "wider than the run's margin, ±2 % unless --margin); lock calls "
              "= _raw_spin_lock + trylock + _bh + _irqsave + _irq + trylock_bh per sent "
              "packet (interleaved regime only: kprobes)",
              "%-21s %-12s %-34s %-9s %-11s %-25s %s" % (
@@ -149,8 +150,8 @@ def headline_table(rows):
     for r in rows:
         lines.append("%-21s %-12s %-34s %-9s %-11s %-25s %s" % (
             r["kernel"], r["regime"], r["where"][:34], r["load"], r["base"],
-            fmt_ratio(*r["lockops_per_pkt"]) if r["lockops_per_pkt"] else "-",
-            fmt_ratio(*r["pps"]) if r["pps"] else "-"))
+            fmt_ratio(*r["lockops_per_pkt"], r["margin"]) if r["lockops_per_pkt"] else "-",
+            fmt_ratio(*r["pps"], r["margin"]) if r["pps"] else "-"))
         verdicts = ["%s %s" % (k, r[k + "_verdict"]) for _, k, _ in HEADLINE_FIGS
                     if r.get(k + "_verdict")]
         if verdicts:
@@ -164,9 +165,9 @@ def headline_figures(figs):
     lines = ["", "the figures behind the ratios, mean ± stddev over n runs of each "
              "configuration (count phase: probes on; time phase: probes off):"]
     for meta, scen, load, cfgs, source in figs:
-        lines.append("  kernel %s, %s, %s, %s, n=%d x %g s (%s)" % (
+        lines.append("  kernel %s, %s, %s, %s, %s (%s)" % (
             meta["kernel"], REGIMES[meta["regime"]], scenario_title(scen, meta), LOADS[load],
-            meta["reps"], meta["seconds"], source))
+            run_shape(meta, load), source))
         lines.append("    command: %s" % meta.get("command", "?"))
         keys = [(ph, k) for ph, k in HEADLINE_ABS
                 if any(k in c.get(ph, {}) for c in cfgs.values())]

@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from .defs import BUCKETS, BUCKET_EDGES, DB_BUCKETS, LOCKS, TRACING, VIRTIO_KICKS
+from .defs import BUCKETS, BUCKET_EDGES, DB_BUCKETS, LOCKS, PKTGEN, TRACING, VIRTIO_KICKS
 from .system import append, read, sh
 
 
@@ -177,6 +177,19 @@ def schedstat(pids):
     return ns, runs
 
 
+def pktgen_elapsed(dev, ncpu):
+    """A counted run's time in seconds: the longest of pktgen's threads on
+    DEV, each from its first frame to its last ("Result: OK: N(cX+dY)
+    usec", its own clock). None when a thread reports no result."""
+    longest = 0
+    for c in range(ncpu):
+        m = re.search(r"Result: OK: (\d+)\(c", read("%s/%s@%d" % (PKTGEN, dev, c)))
+        if not m:
+            return None
+        longest = max(longest, int(m.group(1)))
+    return longest / 1e6 if longest else None
+
+
 def pace_delay_ns(gap_us, ncpu):
     """paced64: pktgen's delay per thread for a mean gap of GAP_US between
     the frames of all NCPU threads together."""
@@ -189,7 +202,9 @@ def figures(s0, s1, extra, load, counting, dumps):
     sent = s1["tx"] - s0["tx"]
     dropped = count_diff(q0, q1, "drops")
     offered = count_diff(q0, q1, "packets") + dropped + count_diff(q0, q1, "qlen")
-    secs = s1["t"] - s0["t"]
+    # a counted run: pktgen's own time, not the snapshots' (which hold
+    # the commands that read the counters and the wait for the ring)
+    secs = extra.get("window_s") or s1["t"] - s0["t"]
     if counting:
         fig = count_figures(s0, s1, offered, sent, dropped)
     else:
@@ -247,7 +262,7 @@ def time_figures(s0, s1, extra, load, dumps, secs, counts):
     offered, sent, dropped = counts
     fig = dict(offered_pps=offered / secs, pps=sent / secs, dropped_pps=dropped / secs)
     hz = os.sysconf("SC_CLK_TCK")
-    cpu_ns = (s1["cpu"] - s0["cpu"]) * 1e9 / hz
+    cpu_ns = extra.get("busy_jiffies", s1["cpu"] - s0["cpu"]) * 1e9 / hz
     fig["cpu_ns_per_pkt"] = cpu_ns / sent if sent else None
     if "rcvd_bytes" in extra:
         mb = extra["rcvd_bytes"] / 1e6

@@ -4,9 +4,9 @@ ratios, the targets' verdicts, regressions and batch histograms."""
 
 import os
 
-from .defs import (BUCKETS, COUNTING, FIGURES, HISTS, LOADS, PHASE_TITLE, PKTGEN_LOADS, REGIMES, REGRESSIONS,
-                   SCENARIOS, TABLES, TOP)
-from .stats import ratios, regressions
+from .defs import (BUCKETS, COUNTING, FIGURES, HISTS, LOADS, MARGIN, PHASE_TITLE, PKTGEN_LOADS, REGIMES,
+                   REGRESSIONS, SCENARIOS, TABLES, TOP)
+from .stats import half_width, ratios, regressions, resolved
 from .perf import perf_lines
 
 
@@ -17,12 +17,25 @@ def fmt(agg, key):
     return (f + " ± " + f).format(agg[key]["mean"], agg[key]["sd"])
 
 
-def fmt_ratio(r, lo, hi):
+def fmt_ratio(r, lo, hi, margin=None):
+    """A ratio with its 95 % interval. With a margin (a fraction), an
+    interval wider than +-margin prints as "not resolved (+-X %)" and no
+    ratio at all: a number there would read as a result (or a tie)."""
     if r is None:
         return "n/a"
+    if margin is not None and not resolved(r, lo, hi, margin):
+        if lo is None:
+            return "not resolved (no interval: n < 2)"
+        return "not resolved (±%.1f %%)" % (100 * half_width(r, lo, hi))
     if lo is None:
         return "%.3f" % r
     return "%.3f [%.3f, %.3f]" % (r, lo, hi)
+
+
+def run_margin(meta):
+    """The margin a run's ratios are printed with: its --margin, or the
+    default for runs made before there was one."""
+    return meta.get("margin", MARGIN)
 
 
 def scenario_title(scen, meta):
@@ -49,18 +62,30 @@ def coalesce_title(meta, cfgs):
     return " · " + "; ".join(windows) if windows else ""
 
 
+def run_shape(meta, load=None):
+    """How many runs of what: "n=3 x 2 s", a counted run's packets, and the
+    cost regime's pilot."""
+    size = ("%d pkts" % meta["count"] if meta.get("count") and
+            PKTGEN_LOADS.get(load, (0, True))[1] is False else "%g s" % meta["seconds"])
+    if not meta.get("pilot"):
+        return "n=%d x %s" % (meta["reps"], size)
+    return "n=%d (counts), pilot %d then as the spread needs, at most %d (times) x %s" % (
+        meta["reps"], meta["pilot"], meta["max_runs"], size)
+
+
 def table_header(scen, load, meta, cfgs=()):
-    return "== %s · %s · %s · kernel %s · n=%d x %g s%s" % (
+    return "== %s · %s · %s · kernel %s · %s%s" % (
         scenario_title(scen, meta), load_title(load, meta.get("pace")), REGIMES[meta["regime"]],
-        meta["kernel"], meta["reps"], meta["seconds"], coalesce_title(meta, cfgs))
+        meta["kernel"], run_shape(meta, load), coalesce_title(meta, cfgs))
 
 
 def report_head(meta):
     """The run's conditions: kernel, regime, doorbell, pace, windows, the NIC,
     pfb_locked, the clocksource and any kernel text patched."""
-    lines = ["pfifo_bulk benchmark: kernel %s, %s, %d CPUs, n=%d x %g s, configurations "
+    lines = ["pfifo_bulk benchmark: kernel %s, %s, %d CPUs, %s, configurations "
              "alternated" % (meta["kernel"], REGIMES[meta["regime"]], meta["cpus"],
-                             meta["reps"], meta["seconds"]),
+                             run_shape(meta, "pktgen64")),
+             "guest clock: %s" % meta.get("guest_clock", "host time"),
              "refnic doorbell cost: %d ns (%s)" % (meta["doorbell_ns"], meta["doorbell_origin"]),
              "doorbells/pkt: refnic tx_doorbells, virtio_net TX kicks (summed over its TX "
              "queues) per sent packet; blank for a driver that counts neither (e1000e)"]
@@ -100,7 +125,7 @@ def report_head(meta):
     return lines
 
 
-def report_regressions(results):
+def report_regressions(results, margin):
     """The regressions of every table, listed before the tables."""
     regress = []
     for scen, loads in results.items():
@@ -108,7 +133,7 @@ def report_regressions(results):
             for cand, base, phase, k, r, lo, hi in regressions(cfgs):
                 regress.append("  %s / %s: %s %s is %s vs %s %s (ratio %s)" % (
                     scen, load, cand, FIGURES[k][0], fmt(cfgs[cand][phase], k), base,
-                    fmt(cfgs[base][phase], k), fmt_ratio(r, lo, hi)))
+                    fmt(cfgs[base][phase], k), fmt_ratio(r, lo, hi, margin)))
     return ["REGRESSIONS (the 95 %% interval of the ratio worse by > 1 %%; spin locks "
             "on the combined figure: %s):" % ", ".join("%s vs %s" % p for p in REGRESSIONS)
             ] + (regress or ["  none"])
@@ -133,9 +158,10 @@ def report_phases(scen, load, cfgs, meta):
     return lines
 
 
-def report_ratios(cfgs):
+def report_ratios(cfgs, margin):
     """How the tracepoint's and the xstats' batch means agree, and the
-    ratios of means with their intervals and verdicts."""
+    ratios of means with their intervals and verdicts; an interval wider
+    than +-margin as "not resolved"."""
     lines = []
     agree = batch_agreement(cfgs)
     if agree:
@@ -146,12 +172,13 @@ def report_ratios(cfgs):
     rows = {}
     for r in ratios(cfgs):
         text = "%s (%s) %s" % (FIGURES[r["figure"]][0], r["phase"],
-                               fmt_ratio(r["ratio"], r["low"], r["high"]))
+                               fmt_ratio(r["ratio"], r["low"], r["high"], margin))
         if r["target"]:
             text += " (target %s: %s)" % (r["target"], r["verdict"])
         rows.setdefault("%s/%s" % (r["cand"], r["base"]), []).append(text)
     if rows:
-        lines.append("ratios of means, same run, 95 % interval:")
+        lines.append("ratios of means, same run, 95 %% interval (wider than ±%g %%: "
+                     "not resolved):" % (100 * margin))
         for pair, t in rows.items():
             lines.append("  %s:" % pair)
             lines.extend("      " + x for x in t)
@@ -180,11 +207,13 @@ def report_hists(cfgs):
 
 def report(results, meta, perf):
     """The whole text report of a run."""
-    lines = report_head(meta) + [""] + report_regressions(results) + [""]
+    margin = run_margin(meta)
+    lines = report_head(meta) + [""] + report_regressions(results, margin) + [""]
     for scen, loads in results.items():
         for load, cfgs in loads.items():
             lines += report_phases(scen, load, cfgs, meta)
-            lines += report_ratios(cfgs)
+            lines += plan_lines((meta.get("plans") or {}).get("%s/%s" % (scen, load)), margin)
+            lines += report_ratios(cfgs, margin)
             lines += report_hists(cfgs)
             p = (perf or {}).get(scen, {}).get(load)
             if p:
@@ -202,3 +231,24 @@ def batch_agreement(cfgs):
         if "mean_batch" in cnt and "qd_mean_batch" in cnt and cnt["mean_batch"]["mean"]:
             out.append((c, cnt["qd_mean_batch"]["mean"] / cnt["mean_batch"]["mean"] - 1))
     return out
+
+
+def plan_lines(plan, margin):
+    """What the pilot measured and what the runs resolved: each
+    configuration's spread, the runs a +-margin interval needs, the runs
+    made and why they stopped."""
+    if not plan:
+        return []
+    lines = ["runs decided by the spread (%s of %s): pilot %d rounds, then up to %d; "
+             "%d made, stopped: %s" % (plan["figure"], ", ".join(plan["configs"]),
+                                        plan["pilot"], plan["max_runs"], plan["rounds"],
+                                        plan["stopped"])]
+    for p in plan["pairs"]:
+        need = p["runs"]
+        lines.append("  %s/%s: spread (sd/mean) %.1f %% and %.1f %% in the pilot, a ±%g %% "
+                     "interval needs %s runs each; now %s" % (
+                         p["cand"], p["base"], 100 * p["pilot_cv_cand"],
+                         100 * p["pilot_cv_base"], 100 * margin,
+                         need if need <= plan["limit"] else "over %d" % plan["limit"],
+                         fmt_ratio(p["ratio"], p["low"], p["high"], margin)))
+    return lines

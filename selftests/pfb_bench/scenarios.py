@@ -13,8 +13,8 @@ import time
 from .defs import (CONFIGS, DUMP_LOOP, HANDLE, IDLE_DEV, NIC_DST, NIC_SRC, PAIR_ONLY, PKTGEN, PKTGEN_LOADS,
                    QDISC_MODULE, SCENARIOS, TOP, VIRTIO_KICKS)
 from .system import loaded, log, module_cmd, read, sh, write
-from .probes import (busy_jiffies, ethtool_stats, figures, link_stat, pace_delay_ns, pktgen_threads,
-                     qdisc_stats, schedstat)
+from .probes import (busy_jiffies, ethtool_stats, figures, link_stat, pace_delay_ns, pktgen_elapsed,
+                     pktgen_threads, qdisc_stats, schedstat)
 
 
 class Bench:
@@ -260,14 +260,16 @@ class Bench:
                 raise RuntimeError("pktgen: cannot add %s@%d" % (dev, c))
         self.pg_dev = dev
 
-    def pktgen(self, dev, size, secs, delay=0):
+    def pktgen(self, dev, size, secs, delay=0, count=None):
         """pktgen on every CPU for SECS, DELAY ns between each thread's
-        frames (0: flat out). Every option is set each time: the devices
+        frames (0: flat out); with COUNT, until the threads have sent COUNT
+        frames together. Every option is set each time: the devices
         outlive a load (a paced one's delay would stay)."""
         self.pktgen_devices(dev)
         for c in range(self.ncpu):
             d = "%s/%s@%d" % (PKTGEN, dev, c)
-            for cmd in ("count 0", "pkt_size %d" % size, "delay %d" % delay,
+            per_thread = count // self.ncpu + (c < count % self.ncpu) if count else 0
+            for cmd in ("count %d" % per_thread, "pkt_size %d" % size, "delay %d" % delay,
                         "xmit_mode queue_xmit",
                         "burst 1", "clone_skb 0", "dst %s" % NIC_DST,
                         "dst_mac %s" % self.args.dst_mac):
@@ -278,11 +280,7 @@ class Bench:
         # absolute): its switches and CPU time per frame say which it did.
         threads = pktgen_threads() if delay else []
         sched0 = schedstat(threads)
-        starter = threading.Thread(target=write, args=("%s/pgctrl" % PKTGEN, "start"))
-        starter.start()
-        time.sleep(secs)
-        write("%s/pgctrl" % PKTGEN, "stop")
-        starter.join()
+        out = self.pktgen_counted(secs) if count else self.pktgen_timed(secs)
         sched1 = schedstat(threads)
         offered = 0
         for c in range(self.ncpu):
@@ -290,11 +288,39 @@ class Bench:
                           read("%s/%s@%d" % (PKTGEN, dev, c)))
             if m:
                 offered += int(m.group(1)) + int(m.group(2))
-        out = {"pktgen_offered": offered}
+        if count:
+            out["window_s"] = pktgen_elapsed(dev, self.ncpu)
+        out["pktgen_offered"] = offered
         if threads and offered:
             out["pg_cpu_ns_per_frame"] = (sched1[0] - sched0[0]) / offered
             out["pg_runs_per_frame"] = (sched1[1] - sched0[1]) / offered
         return out
+
+    def pktgen_timed(self, secs):
+        """pktgen started, stopped SECS later."""
+        starter = threading.Thread(target=write, args=("%s/pgctrl" % PKTGEN, "start"))
+        starter.start()
+        time.sleep(secs)
+        write("%s/pgctrl" % PKTGEN, "stop")
+        starter.join()
+        return {}
+
+    def pktgen_counted(self, secs):
+        """pktgen started; "start" returns when every thread has sent its
+        count. Nothing else runs in the guest meanwhile (no command, no
+        console line): the window holds the transmit path alone. Busy CPU
+        is read right at its ends. A run 30 times longer than -t seconds is
+        stopped and is an error (a device that stalled)."""
+        busy0 = busy_jiffies()
+        starter = threading.Thread(target=write, args=("%s/pgctrl" % PKTGEN, "start"))
+        starter.start()
+        starter.join(max(60.0, 30 * secs))
+        busy1 = busy_jiffies()
+        if starter.is_alive():
+            write("%s/pgctrl" % PKTGEN, "stop")
+            starter.join()
+            raise RuntimeError("pktgen: --count not sent within %g s" % max(60.0, 30 * secs))
+        return {"busy_jiffies": busy1 - busy0}
 
     def load_tool(self):
         return os.path.join(TOP, "selftests", "pfb_load")
@@ -348,8 +374,9 @@ class Bench:
         dev, ns = self.target(scen, load)
         if load in PKTGEN_LOADS:
             size, paced = PKTGEN_LOADS[load]
-            return self.pktgen(dev, size, secs,
-                               pace_delay_ns(self.args.pace_gap_us, self.ncpu) if paced else 0)
+            if paced:
+                return self.pktgen(dev, size, secs, pace_delay_ns(self.args.pace_gap_us, self.ncpu))
+            return self.pktgen(dev, size, secs, count=self.args.count)
         if load == "udp":
             return self.udp(scen, secs)
         if load == "tcp":
@@ -379,6 +406,10 @@ class Bench:
         try:
             s0 = self.snapshot(dev, ns, ifindex, probes)
             extra = self.run_load(scen, load, secs)
+            if "window_s" in extra:
+                # a counted run's time is pktgen's: wait for the ring to
+                # empty, so that sent counts every frame of the run
+                self.wait_settled(dev, ns)
             s1 = self.snapshot(dev, ns, ifindex, probes)
         finally:
             dumps = self.stop_background()

@@ -16,10 +16,28 @@ from .defs import DOORBELL_NS, LOCKED_REV, QDISC_MODULE, REFNIC_PARAMS, TOP
 
 
 STARTED = time.time()
+# While measuring in the cost regime, log lines wait here: a line on the
+# console is host I/O (the guest's serial port), and its interrupts would
+# land inside the next measurement at a time the host chooses.
+HELD = None
 
 
 def log(msg):
-    print("[%4.0f s] %s" % (time.time() - STARTED, msg), file=sys.stderr, flush=True)
+    line = "[%4.0f s] %s" % (time.time() - STARTED, msg)
+    if HELD is not None:
+        HELD.append(line)
+        return
+    print(line, file=sys.stderr, flush=True)
+
+
+def hold_log(hold):
+    """hold_log(True): log lines are kept in memory; hold_log(False): the
+    kept lines are written, and log writes at once again."""
+    global HELD
+    lines, HELD = HELD or [], [] if hold else None
+    for line in lines:
+        print(line, file=sys.stderr)
+    sys.stderr.flush()
 
 
 def sh(cmd, check=True, ns=None):
