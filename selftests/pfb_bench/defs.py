@@ -59,9 +59,10 @@ CONFIGS = {
     "pfifo": "pfifo",
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
-    # fq keeps at most flow_plimit (100) packets per flow: pktgen's frames
-    # are one flow, so a backlog over 100 drops there first
-    "fq": "fq",
+    # fq keeps at most flow_limit packets per flow, 100 by default, and
+    # pktgen's frames are one flow: 1000, the backlog pfifo holds (the
+    # device's txqueuelen), so that fq does not drop where the others queue
+    "fq": "fq flow_limit 1000",
     # coalescing: the window is filled in from --coalesce-usecs at startup
     # (default: what COALESCE_PKTS frames take at the pace, so that a batch
     # can form in it); coalesce50 is what an operator of a fast host would
