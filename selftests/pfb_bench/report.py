@@ -245,10 +245,11 @@ def plan_lines(plan, margin):
                                         plan["stopped"])]
     for p in plan["pairs"]:
         need = p["runs"]
-        lines.append("  %s/%s: spread (sd/mean) %.1f %% and %.1f %% in the pilot, a ±%g %% "
-                     "interval needs %s runs each; now %s" % (
+        lines.append("  %s/%s: spread (sd/mean) %.1f %% and %.1f %% in the pilot, %.1f %% and "
+                     "%.1f %% over all runs; a ±%g %% interval needs %s runs each; %s" % (
                          p["cand"], p["base"], 100 * p["pilot_cv_cand"],
-                         100 * p["pilot_cv_base"], 100 * margin,
+                         100 * p["pilot_cv_base"], 100 * p["cv_cand"], 100 * p["cv_base"],
+                         100 * margin,
                          need if need <= plan["limit"] else "over %d" % plan["limit"],
                          fmt_ratio(p["ratio"], p["low"], p["high"], margin)))
     return lines

@@ -76,11 +76,14 @@ def vermagic(path):
 
 
 def module_cmd(name, ko):
-    """Loads the checkout's module when built for this kernel, else the
-    installed one."""
-    path = os.path.join(TOP, ko)
-    if os.path.exists(path) and vermagic(path) == os.uname().release:
-        return "insmod %s" % path
+    """Loads PFB_MODULES_DIR/NAME.ko (as the selftests do: make check
+    builds each kernel's modules outside the checkout), else the
+    checkout's module, when built for this kernel; else the installed
+    one."""
+    for path in (os.path.join(os.environ.get("PFB_MODULES_DIR") or "/nonexistent",
+                              name + ".ko"), os.path.join(TOP, ko)):
+        if os.path.exists(path) and vermagic(path) == os.uname().release:
+            return "insmod %s" % path
     return "modprobe %s" % name
 
 
