@@ -8,6 +8,9 @@
 # make install            modules, tc plugin, bulkctl and man pages
 # make rev-modules [REV=<rev>]  the qdisc of another revision for every
 #                         installed kernel (the benchmark's pfb_locked)
+# make race-modules [KVER=<version>]  a test-only build of the qdisc, with a
+#                         delay that opens the lost-wakeup window (never
+#                         installed; selftests/pfifo_bulk_wakeup.sh)
 # make setup              install what all of the above needs (root)
 # make kernel-patch       the series adding both to linux-source-6.12, made
 #                         from this tree (.build/kernel-patch, KPATCH_OUT=)
@@ -33,7 +36,7 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c \
 
 .PHONY: all modules plugin ip-plugin bulkctl setup check demo checkpatch \
 	no-modules no-plugins no-bulkctl \
-	install modules_install dkms_install clean clean-modules rev-modules \
+	install modules_install dkms_install clean clean-modules rev-modules race-modules \
 	kernel-patch debug-kernel check-debug
 
 # Plain "make" builds what it can: a part whose build needs what this host
@@ -93,6 +96,25 @@ rev-modules:
 		cp "$$dir/$$k/src/net/sched/sch_pfifo_bulk.ko" "$$dir/$$k/"; \
 	done; \
 	ls "$$dir"/*/sch_pfifo_bulk.ko
+
+# The qdisc of this working tree built for tests only, with
+# PFB_TEST_RACE_DELAY_US: a busy wait of RACE_DELAY_US in the consumer,
+# between finding the queue empty and testing MISSED, which makes a lost
+# wakeup likely enough for selftests/pfifo_bulk_wakeup.sh to see. Built
+# from a copy in RACE_OUT (default .build/race/KVER), so that the shipped
+# build is never touched: RACE_OUT/sch_pfifo_bulk.ko. Never installed.
+RACE_DELAY_US ?= 200
+RACE_OUT ?= .build/race/$(KVER)
+race-modules:
+	@test -d "$(KDIR)" || { echo "no kernel build tree $(KDIR) (KVER=$(KVER)): run 'make setup'" >&2; exit 1; }
+	rm -rf "$(RACE_OUT)"
+	mkdir -p "$(RACE_OUT)/src/include/uapi/linux"
+	cp net/sched/Kbuild net/sched/sch_pfifo_bulk.c "$(RACE_OUT)/src/"
+	cp include/uapi/linux/pkt_sched_pfifo_bulk.h "$(RACE_OUT)/src/include/uapi/linux/"
+	$(MAKE) -C $(KDIR) M="$(abspath $(RACE_OUT))/src" modules \
+		CONFIG_NET_SCH_PFIFO_BULK=m \
+		KCFLAGS="-I$(abspath $(RACE_OUT))/src/include/uapi -DPFB_TEST_RACE_DELAY_US=$(RACE_DELAY_US)"
+	cp "$(RACE_OUT)/src/sch_pfifo_bulk.ko" "$(RACE_OUT)/"
 
 check: setup
 	scripts/check.sh

@@ -163,6 +163,18 @@
 #include <net/sch_generic.h>
 #include <linux/pkt_sched_pfifo_bulk.h>
 
+/* Test builds only (make race-modules, for selftests/pfifo_bulk_wakeup.sh):
+ * widen the few instructions between finding the queue empty and testing
+ * MISSED, where a lost wakeup would hide, to PFB_TEST_RACE_DELAY_US.
+ */
+#ifdef PFB_TEST_RACE_DELAY_US
+#include <linux/delay.h>
+#define pfb_test_race_window()	udelay(PFB_TEST_RACE_DELAY_US)
+MODULE_INFO(test_race_delay_us, __stringify(PFB_TEST_RACE_DELAY_US));
+#else
+#define pfb_test_race_window()	do { } while (0)
+#endif
+
 #define PFB_LIMIT_MAX		BIT(24)
 #define PFB_BULK_BYTES_MAX	BIT(24)
 #define PFB_BULK_PKTS_MAX	BIT(16)
@@ -413,8 +425,12 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 static struct sk_buff *pfb_next(struct Qdisc *sch, struct pfb_sched_data *q)
 {
 	struct sk_buff *skb = pfb_pop(q);
-	unsigned long state = skb ? 0 : READ_ONCE(sch->state);
+	unsigned long state = 0;
 
+	if (!skb) {
+		pfb_test_race_window();
+		state = READ_ONCE(sch->state);
+	}
 	if (state & QDISC_STATE_NON_EMPTY) {
 		clear_bit(__QDISC_STATE_MISSED, &sch->state);
 		clear_bit(__QDISC_STATE_DRAINING, &sch->state);
