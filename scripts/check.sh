@@ -122,6 +122,16 @@ build_i386() {
 	! grep -iE 'warning|error:' "$out/build-i386.raw" | grep -v 'Skipping BTF generation'
 }
 
+# build_race KVER: the qdisc's test-only build (make race-modules: a delay
+# that opens the lost-wakeup window, for selftests/pfifo_bulk_wakeup.sh),
+# kept as $modules/KVER/race/sch_pfifo_bulk.ko. After build_clean, which
+# empties $modules/KVER.
+build_race() {
+	in_root_of "$1" make -s race-modules KVER="$1" RACE_OUT=".build/race/$1" || return 1
+	mkdir -p "$modules/$1/race"
+	cp ".build/race/$1/sch_pfifo_bulk.ko" "$modules/$1/race/"
+}
+
 # The kernels, unless PFB_KERNELS names them: bookworm's 6.1 on the host,
 # and in the trixie root trixie's 6.12 (the series, and today the release,
 # of bookworm's 6.12+deb12, which it replaces) and the newest
@@ -228,6 +238,7 @@ for k in $kernels; do
 	kcur=$k
 	echo "# === kernel $k: build"
 	step "build-$k" build_clean "$k" && built+=" $k"
+	step "race-build-$k" build_race "$k"
 	step "dkms-$k" in_root_of "$k" scripts/dkms-check.sh "$k"
 	[[ " $built " == *" $k "* ]] || fail_line "no selftest run on $k: its modules did not build"
 done
