@@ -19,6 +19,9 @@
 #include <linux/log2.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#if defined(REFNIC_HAVE_TXQ_TRY_STOP) || defined(REFNIC_HAVE_TXQ_COMPLETED_WAKE)
+#include <net/netdev_queues.h>
+#endif
 
 #include "refnic.h"
 
@@ -73,18 +76,37 @@ static void refnic_bql_reset(struct netdev_queue *txq, bool bql)
 #endif
 }
 
-/* netdev_txq_completed_mb() appeared in 6.3 with netdev_queues.h: report the
- * completions to BQL when it is on, and in every case issue the full barrier
- * the wake side of the stop/wake protocol needs (netdev_tx_completed_queue()
- * has one when it gets bytes).
+/* Report completions and wake the queue when it was stopped for room and
+ * has @wake_thresh free slots again, unless the device is going down:
+ * netif_txq_completed_wake() of 6.3+ (net/netdev_queues.h), open-coded
+ * before. The full barrier between freeing the slots (@q->clean, already
+ * stored) and testing the stop bit pairs with the one in refnic_xmit_stop():
+ * either xmit sees the slots, or we see the stop. With BQL off nothing is
+ * reported (BQL was told of no frame), but the barrier is still needed:
+ * netdev_tx_completed_queue() has one only when it gets bytes.
  */
-static void refnic_txq_completed_mb(struct netdev_queue *txq, bool bql,
-				    unsigned int pkts, unsigned int bytes)
+static void refnic_txq_completed_wake(struct refnic_queue *q,
+				      struct netdev_queue *txq,
+				      unsigned int pkts, unsigned int bytes)
 {
-	if (IS_ENABLED(CONFIG_BQL) && bql && bytes)
-		netdev_tx_completed_queue(txq, pkts, bytes);
-	else
+	struct refnic_priv *priv = netdev_priv(q->dev);
+	u32 clean = q->clean;
+
+	if (!IS_ENABLED(CONFIG_BQL) || !priv->bql) {
 		smp_mb(); /* pairs with smp_mb__after_atomic() in xmit's stop */
+		bytes = 0;
+	}
+#ifdef REFNIC_HAVE_TXQ_COMPLETED_WAKE
+	__netif_txq_completed_wake(txq, pkts, bytes,
+				   refnic_tx_free(q, READ_ONCE(q->prod), clean),
+				   q->wake_thresh, !READ_ONCE(priv->up));
+#else
+	if (bytes)
+		netdev_tx_completed_queue(txq, pkts, bytes);	/* has the barrier */
+	if (netif_tx_queue_stopped(txq) && READ_ONCE(priv->up) &&
+	    refnic_tx_free(q, READ_ONCE(q->prod), clean) >= q->wake_thresh)
+		netif_tx_wake_queue(txq);
+#endif
 }
 
 /* ---- the completion interrupt ------------------------------------------ */
@@ -429,23 +451,25 @@ static netdev_tx_t refnic_xmit_drop(struct refnic_queue *q,
 	return NETDEV_TX_OK;
 }
 
-/* Stop the queue for want of room, then look at the ring once more; this is
- * netif_txq_maybe_stop() of 6.3+ open-coded. Returns true when it stays
- * stopped.
+/* Stop the queue for want of room, then look at the ring once more:
+ * netif_txq_try_stop() of 6.3+ (net/netdev_queues.h), open-coded before.
+ * The full barrier between the stop bit (and prod) and reading clean again
+ * pairs with the one in refnic_txq_completed_wake(): either the completion
+ * sees the queue stopped and wakes it, or we see the slots it freed and
+ * restart the queue ourselves. Returns true when it stays stopped.
  */
 static bool refnic_xmit_stop(struct refnic_queue *q, struct netdev_queue *txq)
 {
+#ifdef REFNIC_HAVE_TXQ_TRY_STOP
+	return !netif_txq_try_stop(txq, refnic_xmit_room(q), q->wake_thresh);
+#else
 	netif_tx_stop_queue(txq);
-	/* The stop bit and prod must be visible before we read clean again.
-	 * Pairs with the barrier in refnic_tx_clean(): either the completion
-	 * sees the queue stopped and wakes it, or we see the slots it freed
-	 * and restart the queue ourselves.
-	 */
-	smp_mb__after_atomic();
+	smp_mb__after_atomic();	/* pairs with smp_mb() in the completion */
 	if (likely(refnic_xmit_room(q) < q->wake_thresh))
 		return true;
 	netif_tx_start_queue(txq);
 	return false;
+#endif
 }
 
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -582,7 +606,6 @@ static void refnic_reset_work(struct work_struct *work)
 
 static void refnic_tx_clean(struct refnic_queue *q, int budget)
 {
-	struct refnic_priv *priv = netdev_priv(q->dev);
 	struct netdev_queue *txq = netdev_get_tx_queue(q->dev, q->index);
 	unsigned int pkts = 0, bytes = 0;
 	bool was_stopped, woken;
@@ -604,24 +627,13 @@ static void refnic_tx_clean(struct refnic_queue *q, int budget)
 		return;
 
 	/* Free the slots (release: we are done reading them, pairs with the
-	 * acquire in refnic_start_xmit()), then (full barrier) test the stop
-	 * bit. Pairs with smp_mb__after_atomic() in refnic_start_xmit(). This
-	 * is netif_txq_completed_wake() of 6.3+ open-coded.
+	 * acquire in refnic_start_xmit()), then report them and wake the queue.
+	 * A wake lifts the driver's stop; BQL's, lifted by the report, counts
+	 * as a wake too.
 	 */
 	smp_store_release(&q->clean, clean);
 	was_stopped = netif_xmit_stopped(txq);
-	refnic_txq_completed_mb(txq, priv->bql, pkts, bytes);
-	if (netif_tx_queue_stopped(txq) && READ_ONCE(priv->up) &&
-	    refnic_tx_free(q, READ_ONCE(q->prod), clean) >= q->wake_thresh) {
-		/* @up again under the queue's lock: refnic_down() clears it,
-		 * then netif_tx_disable() takes this lock; a wake after that
-		 * would let xmit write a ring about to be freed.
-		 */
-		__netif_tx_lock(txq, smp_processor_id());
-		if (READ_ONCE(priv->up))
-			netif_tx_wake_queue(txq);
-		__netif_tx_unlock(txq);
-	}
+	refnic_txq_completed_wake(q, txq, pkts, bytes);
 	woken = was_stopped && !netif_xmit_stopped(txq);
 
 	u64_stats_update_begin(&q->nstats.syncp);
@@ -882,6 +894,13 @@ void refnic_down(struct net_device *dev)
 		q->rx_enabled = false;
 		spin_unlock_bh(&q->rxq.lock);
 	}
+	/* A completion that saw @up still set may wake its queue: wait for
+	 * the NAPI polls running now, so that no wake comes after the stop
+	 * below and lets xmit write a ring that is about to be freed (the
+	 * wake tests @up without the queue's lock, as drivers using
+	 * __netif_txq_completed_wake() do).
+	 */
+	synchronize_net();
 	netif_tx_disable(dev);
 	for (i = 0; i < priv->nqueues; i++) {
 		struct refnic_queue *q = &priv->queues[i];
