@@ -96,6 +96,12 @@ check_eq "ring size still 256" "$(ring)" 256
 check_eq "channels still the same" "$(channels)" "$ch0"
 check "ethtool -G tx 512 now works" bounded ethtool -G $a tx 512
 check_eq "ring size 512" "$(ring)" 512
+# The RX side has no ring to size: ethtool -g says n/a (maximum and current),
+# and the core refuses -G rx with its reason.
+check_eq "ethtool -g: no RX ring (n/a)" "$(ethtool -g $a | awk '/^RX:/ { print $2 }' | sort -u)" "n/a"
+check_fails "ethtool -G rx 512 refused" ethtool -G $a rx 512
+check "ethtool -G rx says why" eval "ethtool -G $a rx 512 2>&1 | grep -q 'exceeds maximum'"
+check_eq "ring size still 512 after -G rx" "$(ring)" 512
 check "ping across after -G" ping_across
 check "$a drained" refnic_quiesce $a
 check_eq "every frame $a took accounted for" "$(refnic_wait_accounted $a $b $ns)" 0

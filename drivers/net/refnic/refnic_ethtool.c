@@ -200,8 +200,13 @@ static void refnic_get_ringparam(struct net_device *dev,
 
 	ring->tx_max_pending = REFNIC_RING_MAX;
 	ring->tx_pending = priv->ring_size;
-	ring->rx_max_pending = REFNIC_RX_QLEN;
-	ring->rx_pending = REFNIC_RX_QLEN;
+	/* No RX ring to size (the peer's frames wait in a fixed backlog of
+	 * REFNIC_RX_QLEN): a maximum of 0 makes ethtool -g print n/a and the
+	 * core refuse ethtool -G rx N with "requested ring size exceeds
+	 * maximum", before set_ringparam is called.
+	 */
+	ring->rx_max_pending = 0;
+	ring->rx_pending = 0;
 }
 
 static int refnic_set_ringparam(struct net_device *dev,
@@ -212,13 +217,10 @@ static int refnic_set_ringparam(struct net_device *dev,
 	struct refnic_priv *priv = netdev_priv(dev);
 	int err;
 
-	if (ring->rx_pending != REFNIC_RX_QLEN || ring->rx_mini_pending ||
-	    ring->rx_jumbo_pending) {
-		NL_SET_ERR_MSG_MOD(extack, "only the TX ring size can be set");
-		return -EINVAL;
-	}
-	if (ring->tx_pending < REFNIC_RING_MIN ||
-	    ring->tx_pending > REFNIC_RING_MAX) {
+	/* The core has checked every size against its maximum: RX, mini and
+	 * jumbo are 0, TX at most REFNIC_RING_MAX.
+	 */
+	if (ring->tx_pending < REFNIC_RING_MIN) {
 		NL_SET_ERR_MSG_MOD(extack, "TX ring size must be 16..4096");
 		return -EINVAL;
 	}
