@@ -247,10 +247,10 @@ pfb_stat() {
 	$PFB_NL dump "$1" | jq -r --arg k "$2" '[.[] | select(.parent == "root")][0][$k]'
 }
 
-# wait_tx_settled DEV [TENTHS]: wait until the device's tx_packets (sysfs)
-# has not moved for a second, at most TENTHS tenths of a second (default
-# 100). Only observes: a netlink dump of the qdisc could reschedule it and
-# so hide the very stall a test looks for.
+# wait_tx_settled DEV [TENTHS [STILL]]: wait until the device's tx_packets
+# (sysfs) has not moved for STILL tenths of a second (default 10), at most
+# TENTHS tenths (default 100). Only observes: a netlink dump of the qdisc
+# could reschedule it and so hide the very stall a test looks for.
 wait_tx_settled() {
 	local dev=$1 i still=0 last now
 	last=$(link_stat "$dev" tx_packets)
@@ -259,7 +259,7 @@ wait_tx_settled() {
 		now=$(link_stat "$dev" tx_packets)
 		if [ "$now" = "$last" ]; then
 			still=$((still + 1))
-			[ $still -ge 10 ] && return 0
+			[ $still -ge "${3:-10}" ] && return 0
 		else
 			still=0
 			last=$now
@@ -268,9 +268,10 @@ wait_tx_settled() {
 	return 1
 }
 
-# wait_backlog_zero DEV [TENTHS]: the root qdisc drained. Waits without
-# touching the qdisc (wait_tx_settled), then reads its queue length once.
+# wait_backlog_zero DEV [TENTHS [STILL]]: the root qdisc drained. Waits
+# without touching the qdisc (wait_tx_settled), then reads its queue length
+# once.
 wait_backlog_zero() {
-	wait_tx_settled "$1" "${2:-100}"
+	wait_tx_settled "$1" "${2:-100}" "${3:-10}"
 	[ "$(qdisc_counts "$1" | cut -d' ' -f3)" = 0 ]
 }

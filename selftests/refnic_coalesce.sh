@@ -59,6 +59,8 @@ tp=$(($(ethtool_stat $a napi_polls) - tp0))
 echo "# trickle: $b received $rx frames in $rp polls; $a completed them in $tp polls;" \
      "$a posted $(($(ethtool_stat $a tx_packets) - tx0)), dropped $(($(ethtool_stat $a tx_dropped) - txd0))," \
      "its qdisc dropped $(qdisc_stat $a drops); pktgen: $(grep -ho 'pkts-sofar: [0-9]*  errors: [0-9]*' /proc/net/pktgen/$a@*)"
+tc -s qdisc show dev $a | sed 's/^/# /'
+ethtool -S $a | grep -E 'timeouts|stops|wakes|ring_full|dropped' | tr -s ' \n' ' ' | sed 's/^/# /'; echo
 check_eq "$b received the trickle" "$rx" 1000
 # (A debug kernel on TCG keeps no 2 ms schedule: pktgen then sends in
 # bunches, and the peer's NAPI runs late. KASAN gave 0.49 polls per frame.)
