@@ -517,7 +517,15 @@ static void pfb_select_path(struct Qdisc *sch, struct pfb_sched_data *q)
 		WRITE_ONCE(q->det_pkts, q->sent_pkts);
 	}
 	WRITE_ONCE(q->path, path);
-	/* written only when it changes: producers read this word */
+	/* Written only when it changes, and only by the consumer (run lock,
+	 * or root lock when locked), like ->change's CAN_BYPASS: no other
+	 * writer of a live txq qdisc's flags can lose it or be lost. Only
+	 * the consumer reads ONETXQUEUE (dequeue_skb()); senders,
+	 * net_tx_action() and dumps read other bits of the word without a
+	 * lock (NOLOCK, CAN_BYPASS, CPUSTATS), which one aligned store
+	 * leaves as they were. KCSAN reports a flip that meets such a read,
+	 * unless KCSAN_PERMISSIVE (it ignores one-bit changes).
+	 */
 	if (!!(sch->flags & TCQ_F_ONETXQUEUE) != bql)
 		WRITE_ONCE(sch->flags, sch->flags ^ TCQ_F_ONETXQUEUE);
 }
