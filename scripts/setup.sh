@@ -60,7 +60,7 @@ base_pkgs=(
 	busybox-static cpio
 	libmnl-dev iproute2 ethtool linux-perf sparse dkms gnuplot-nox
 	python3 python3-pyroute2 jq gojq valgrind man-db dpkg-dev iputils-ping zstd
-	debootstrap
+	debootstrap rsync
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12
 )
 

@@ -267,9 +267,9 @@ check "mq root on $mq2" tc qdisc add dev $mq2 root handle 1: mq
 check "child 1:1" "$B" add $mq2 parent 1:1 handle 11:
 check "child 1:2" "$B" add $mq2 parent 1:2 handle 12:
 echo 1 > $xps/tx-0/xps_cpus && echo 0 > $xps/tx-1/xps_cpus
-taskset -c 0 python3 "$PFB_TOP/selftests/pfb_pktsend.py" $mq2 1000 > /dev/null
+taskset -c 0 python3 "$PFB_TESTDIR/pfb_pktsend.py" $mq2 1000 > /dev/null
 echo 0 > $xps/tx-0/xps_cpus && echo 1 > $xps/tx-1/xps_cpus
-taskset -c 0 python3 "$PFB_TOP/selftests/pfb_pktsend.py" $mq2 1000 > /dev/null
+taskset -c 0 python3 "$PFB_TESTDIR/pfb_pktsend.py" $mq2 1000 > /dev/null
 check_eq "1000 frames through each child" \
 	"$(tc -s -j qdisc show dev $mq2 | jq -c '[.[] | select(.kind == "pfifo_bulk") | [.handle, .packets]] | sort')" \
 	'[["11:",1000],["12:",1000]]'

@@ -7,6 +7,11 @@
 
 ksft_skip=4
 PFB_TOP=${PFB_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# The tests and their helpers: selftests/ of the pfifo_bulk tree, or the
+# kselftest target tools/testing/selftests/net/pfifo_bulk of a kernel tree
+# patched with "make kernel-patch". There PFB_TOP must name a pfifo_bulk
+# tree for its userspace (the tc and ip plugins, bulkctl).
+PFB_TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 pfb_failed=0
 pfb_checks=0
 

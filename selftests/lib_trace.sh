@@ -8,7 +8,7 @@
 
 TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 # -S: no site import, a second less per call under TCG
-PFB_NL="python3 -S $PFB_TOP/selftests/pfb_nl.py"
+PFB_NL="python3 -S $PFB_TESTDIR/pfb_nl.py"
 
 require_tracing() {
 	[ -d "$TRACEFS/events/qdisc/qdisc_dequeue" ] ||
@@ -89,7 +89,7 @@ batch_events_read() {
 	batch_events_stop
 	lost=$(cat "$TRACEFS"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { s += $2 } END { print s + 0 }')
 	[ "$lost" = 0 ] || { echo "trace buffer overran: $lost events lost" >&2; return 1; }
-	python3 "$PFB_TOP/selftests/pfb_batches.py" "$TRACEFS/trace" "$@"
+	python3 "$PFB_TESTDIR/pfb_batches.py" "$TRACEFS/trace" "$@"
 }
 
 # --- spin-lock count: kprobes on _raw_spin_lock and _raw_spin_trylock ------

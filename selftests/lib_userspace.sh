@@ -33,7 +33,7 @@ dummy_add() {
 
 # pkt_send DEV COUNT: COUNT 60-byte frames through DEV's qdisc.
 pkt_send() {
-	python3 "$PFB_TOP/selftests/pfb_pktsend.py" "$1" "$2"
+	python3 "$PFB_TESTDIR/pfb_pktsend.py" "$1" "$2"
 }
 
 # pkt_load DEV SECONDS: send frames for SECONDS, in the background; its pid
@@ -44,7 +44,7 @@ pkt_load() {
 	local tx0
 
 	tx0=$(link_stat "$1" tx_packets)
-	python3 "$PFB_TOP/selftests/pfb_pktsend.py" "$1" 0 "$2" > /dev/null &
+	python3 "$PFB_TESTDIR/pfb_pktsend.py" "$1" 0 "$2" > /dev/null &
 	pkt_load_pid=$!
 	defer "kill $pkt_load_pid"
 	wait_sent "$1" "$tx0"
@@ -66,7 +66,7 @@ wait_sent() {
 # nl_dump DEV: the pfifo_bulk qdiscs of DEV as the kernel dumps them, read
 # with raw netlink (no tc, no bulkctl), as JSON with the tools' key names.
 nl_dump() {
-	python3 "$PFB_TOP/selftests/pfb_nldump.py" "$1"
+	python3 "$PFB_TESTDIR/pfb_nldump.py" "$1"
 }
 
 # root_opts CMD...: the options object of the root qdisc in CMD's JSON.

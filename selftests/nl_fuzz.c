@@ -217,24 +217,35 @@ int main(int argc, char **argv)
 	rng_state = (uint64_t)time(NULL) | 1;
 	while ((opt = getopt(argc, argv, "d:n:s:H:p:v")) != -1) {
 		switch (opt) {
-		case 'd': dev = optarg; break;
-		case 'n': count = strtoul(optarg, NULL, 0); break;
-		case 's': rng_state = strtoull(optarg, NULL, 0) | 1; break;
-		case 'H': handle = strtoul(optarg, NULL, 16) << 16; break;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'n':
+			count = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			rng_state = strtoull(optarg, NULL, 0) | 1;
+			break;
+		case 'H':
+			handle = strtoul(optarg, NULL, 16) << 16;
+			break;
 		case 'p':
 			/* MAJ:MIN in hex, as tc writes it */
 			parent = strtoul(optarg, &end, 16) << 16;
 			if (*end == ':')
 				parent |= strtoul(end + 1, NULL, 16) & 0xffff;
 			break;
-		case 'v': verbose = true; break;
+		case 'v':
+			verbose = true;
+			break;
 		default:
 			fprintf(stderr, "usage: %s -d DEV [-n COUNT] [-s SEED] [-H HANDLE] [-p PARENT] [-v]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (!dev || !(ifindex = if_nametoindex(dev))) {
+	ifindex = dev ? if_nametoindex(dev) : 0;
+	if (!ifindex) {
 		fprintf(stderr, "nl_fuzz: no device '%s'\n", dev ? dev : "");
 		return 2;
 	}

@@ -400,13 +400,26 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((opt = getopt(argc, argv, "d:p:s:t:n:i:")) != -1) {
 		switch (opt) {
-		case 'd': o.addr = optarg; break;
-		case 'p': o.port = atoi(optarg); break;
-		case 's': o.size = strtoul(optarg, NULL, 0); break;
-		case 't': o.secs = atof(optarg); break;
-		case 'n': o.count = strtoul(optarg, NULL, 0); break;
-		case 'i': o.idle_ms = atoi(optarg); break;
-		default: usage();
+		case 'd':
+			o.addr = optarg;
+			break;
+		case 'p':
+			o.port = atoi(optarg);
+			break;
+		case 's':
+			o.size = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			o.secs = atof(optarg);
+			break;
+		case 'n':
+			o.count = strtoul(optarg, NULL, 0);
+			break;
+		case 'i':
+			o.idle_ms = atoi(optarg);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (o.size < sizeof(uint64_t) || o.size > MAX_SIZE) {

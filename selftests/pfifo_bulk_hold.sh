@@ -46,7 +46,7 @@ stopped() {
 	ethtool -s $dev speed 0 && refnic_quiesce $dev || return 1
 	tc qdisc add dev $dev root handle 1: "$@" || return 1
 	ethtool -s $dev speed 1 || return 1
-	filled=$(python3 "$PFB_TOP/selftests/pfb_ringfill.py" $dev) || return 1
+	filled=$(python3 "$PFB_TESTDIR/pfb_ringfill.py" $dev) || return 1
 	tx0=$(link_stat $dev tx_packets)
 	[ "$filled" -ge 2048 ] || { echo "# ring fill: only $filled frames taken"; return 1; }
 }
@@ -71,7 +71,7 @@ drained() {
 burst=20
 check "burst: ring full, queue stopped" \
 	stopped pfifo_bulk mode bql limit 1000 coalesce_usecs 10000000 coalesce_pkts 65536
-check_eq "burst: $burst frames sent" "$(python3 "$PFB_TOP/selftests/pfb_pktsend.py" $dev $burst)" $burst
+check_eq "burst: $burst frames sent" "$(python3 "$PFB_TESTDIR/pfb_pktsend.py" $dev $burst)" $burst
 check_eq "burst: all of it waits behind the ring" "$(qdisc_counts $dev)" "0 0 $burst"
 check "burst: it left with the queue's wake" drained
 check_eq "burst: all of it sent" "$packets" $burst

@@ -84,7 +84,7 @@ run_case() {
 	batch_trace_start "$dev" || { check "$name: batch trace" false; return 1; }
 	if [ -n "$peer" ]; then
 		rm -f $seq_out.ready
-		python3 "$PFB_TOP/selftests/pfb_seqcheck.py" $peer 2 > $seq_out 2> $seq_out.ready &
+		python3 "$PFB_TESTDIR/pfb_seqcheck.py" $peer 2 > $seq_out 2> $seq_out.ready &
 		seq_pid=$!
 		for _ in $(seq 100); do
 			[ -s $seq_out.ready ] && break

@@ -52,7 +52,7 @@ run() {
 	tc qdisc del dev $dev root 2>/dev/null
 	$PFB_NL add $dev -H 1: limit 1000 || return 1
 	rm -f $out $out.ready
-	python3 "$PFB_TOP/selftests/pfb_seqcheck.py" $peer 2 > $out 2> $out.ready &
+	python3 "$PFB_TESTDIR/pfb_seqcheck.py" $peer 2 > $out 2> $out.ready &
 	for i in $(seq 100); do
 		[ -s $out.ready ] && break
 		sleep 0.1

@@ -152,7 +152,7 @@ check_eq "no timeouts" "$(ethtool_stat $a tx_timeouts)" 0
 # frames, a restart, two frames: none dropped. (The count used to survive the restart:
 # the second frame after it was dropped.) The frames are the only ones:
 # AF_PACKET through the qdisc, no IPv6 on the pair.
-tx_frames() { python3 "$PFB_TOP/selftests/pfb_pktsend.py" $a "$1" > /dev/null; }
+tx_frames() { python3 "$PFB_TESTDIR/pfb_pktsend.py" $a "$1" > /dev/null; }
 check "drop_every 5" sh -c "echo 5 > $drop"
 check "restart: BQL off" ethtool --set-priv-flags $a bql off
 f0=$(ethtool_stat $a tx_fault_drop)

@@ -51,8 +51,8 @@
 require_root
 require_cmd tc jq ethtool python3 setpriv
 [ -r /proc/slabinfo ] || { echo "SKIP: no /proc/slabinfo"; exit $ksft_skip; }
-fuzz=$PFB_TOP/selftests/nl_fuzz
-pfbload=$PFB_TOP/selftests/pfb_load
+fuzz=$PFB_TESTDIR/nl_fuzz
+pfbload=$PFB_TESTDIR/pfb_load
 [ -x "$fuzz" ] && [ -x "$pfbload" ] || setup_failed "nl_fuzz/pfb_load not built (make -C selftests)"
 
 secs=${PFB_SOAK_SECS:-10}
@@ -361,7 +361,7 @@ round_end() {
 # one flow per sending CPU) until seq_end.
 seq_start() {
 	rm -f $seq_out.ready
-	ip netns exec $ns python3 "$PFB_TOP/selftests/pfb_seqcheck.py" sk1b 5 \
+	ip netns exec $ns python3 "$PFB_TESTDIR/pfb_seqcheck.py" sk1b 5 \
 		> $seq_out 2> $seq_out.ready &
 	seq_pid=$!
 	for _ in $(seq 100); do
