@@ -12,12 +12,16 @@
 #                         delay that opens the lost-wakeup window (never
 #                         installed; selftests/pfifo_bulk_wakeup.sh)
 # make setup              install what all of the above needs (root)
-# make kernel-patch       the series adding both to linux-source-6.12, made
+# make kernel-patch       the series adding both and their tests to the
+#                         newest linux-source in Debian's archive, made
 #                         from this tree (.build/kernel-patch, KPATCH_OUT=)
 # make debug-kernel       KASAN and KCSAN guest kernels with the series
 #                         applied, cached (see scripts/debug-kernel.sh)
 # make check-debug [QUICK=1 | TESTS="a.sh ..."]  the selftests and the soak
 #                         on both of them (or a quick pass, or those tests)
+# make check-intree [QUICK=1 | TESTS="a.sh ..."]  in the patched source tree
+#                         of debug-kernel, on its KASAN kernel: the series'
+#                         kselftest target (make run_tests) and tdc cases
 
 KVER ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
 		sed 's|.*/linux-headers-||' | sort -V | tail -n1)
@@ -37,7 +41,7 @@ KERNEL_SOURCES := $(filter-out %.mod.c,$(wildcard net/sched/*.c \
 .PHONY: all modules plugin ip-plugin bulkctl setup check demo checkpatch \
 	no-modules no-plugins no-bulkctl \
 	install modules_install dkms_install clean clean-modules rev-modules race-modules \
-	kernel-patch debug-kernel check-debug
+	kernel-patch debug-kernel check-debug check-intree
 
 # Plain "make" builds what it can: a part whose build needs what this host
 # lacks (kernel headers, the iproute2 source, libmnl; "make setup" installs
@@ -127,6 +131,9 @@ debug-kernel: setup
 
 check-debug: setup
 	scripts/check-debug.sh $(if $(QUICK),--quick,$(if $(TESTS),--only "$(TESTS)"))
+
+check-intree: setup
+	scripts/check-intree.sh $(if $(QUICK),-t smoke.sh,$(if $(TESTS),-t "$(TESTS)"))
 
 demo: setup
 	scripts/demo.sh

@@ -2,8 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make debug-kernel: the debug guest kernels of "make check-debug", built
-# from linux-source-6.12 with the series of "make kernel-patch" applied, so
-# that sch_pfifo_bulk and refnic are in-tree modules (=m):
+# from the newest linux-source in Debian's archive (the trixie root's:
+# scripts/trixie-root.sh --source; the tree "make kernel-patch" targets) with
+# that series applied, so that sch_pfifo_bulk and refnic are in-tree
+# modules (=m). Built with the host's compiler: a kernel built from source
+# has its modules built by the same compiler in the same build, so, unlike
+# Debian's prebuilt trixie kernels, it needs no chroot (any gcc the kernel's
+# minimum allows; KCSAN needs gcc >= 11, bookworm has 12).
 #
 #   kasan   KASAN + lockdep (PROVE_LOCKING, PROVE_RCU) + DEBUG_ATOMIC_SLEEP
 #           + kmemleak + DEBUG_NET
@@ -24,8 +29,9 @@
 #                              boot/config-KVER, lib/modules/KVER (depmod
 #                              done), vmlinux (a link into the object
 #                              tree) for decode_stacktrace.sh
-# SRCVER is the linux-source-6.12 package version, SERIES the hash of the
-# series, CONFIG that of the flavour's config fragments: a kernel is built
+# SRCVER is the linux-source package's version, SERIES the hash of the
+# series' kernel patches (the tests' patch aside: kernel-patch.sh's
+# kernel.sha), CONFIG that of the flavour's config fragments: a kernel is built
 # once and reused while none of them changes.
 #
 #   scripts/debug-kernel.sh [FLAVOUR...]     build what is missing (default:
@@ -33,24 +39,34 @@
 #   scripts/debug-kernel.sh --root FLAVOUR   print the root of FLAVOUR for
 #                                            this checkout; exit 1 if it is
 #                                            not built
+#   scripts/debug-kernel.sh --src            print the patched source tree
+#                                            if it has this checkout's
+#                                            series; exit 1 if not
 #
-# Builds run with nice -n 19 and make -j${PFB_JOBS:-2}: the host is shared.
+# Builds run with nice -n ${PFB_NICE:-10} and make -j${PFB_JOBS:-2}: the
+# host is shared, and VM tests running beside it still get the CPU.
+# After the build, the series' own objects are built again with W=1, and
+# any warning in them fails.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PFB_SRCDIR:-/var/cache/pfifo-bulk}
 dk=$cache/debug-kernel
-tarball=${PFB_KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+tarball=${PFB_KSRC_TARBALL:-$("$top/scripts/trixie-root.sh" --source)}
 jobs=${PFB_JOBS:-2}
+niceness=${PFB_NICE:-10}
 configs=$top/tools/vm/configs
 
 log() { echo "debug-kernel: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-only_root=
+only_root= only_src=
 if [ "${1:-}" = "--root" ]; then
 	only_root=${2:?"--root FLAVOUR"}
 	set -- "$only_root"
+elif [ "${1:-}" = "--src" ]; then
+	only_src=1 only_root=kasan
+	set --
 fi
 flavours=("$@")
 [ ${#flavours[@]} -gt 0 ] || flavours=(kasan kcsan)
@@ -58,9 +74,11 @@ for f in "${flavours[@]}"; do
 	[ -f "$configs/$f.config" ] || die "unknown flavour '$f' (no $configs/$f.config)"
 done
 
-[ -r "$tarball" ] || die "no $tarball (make setup)"
+[ -n "$tarball" ] && [ -r "$tarball" ] || die "no linux-source tarball '$tarball' (make setup)"
 srcname=$(basename "$tarball" .tar.xz)
-srcver=$(dpkg-query -W -f='${Version}' "$srcname" 2>/dev/null || true)
+# the package's version, from the dpkg database of the root it is in
+srcver=$(dpkg-query --admindir="${tarball%/usr/src/*}/var/lib/dpkg" \
+	-W -f='${Version}' "$srcname" 2>/dev/null || true)
 [ -n "$srcver" ] || srcver=$(sha256sum "$tarball" | cut -c1-12)
 srcver=$(echo "$srcver" | tr -c 'A-Za-z0-9.+\n-' '-')
 
@@ -74,7 +92,9 @@ trap 'rm -rf "$series"' EXIT
 [ -n "$only_root" ] || log "[series] make kernel-patch"
 "$top/scripts/kernel-patch.sh" ${only_root:+-n} -o "$series" 2> "$dk/kernel-patch.log" ||
 	{ cat "$dk/kernel-patch.log" >&2; die "kernel-patch failed"; }
-sum=$(cat "$series/series.sha")
+# The kernels depend on the kernel patches only: a change to the tests'
+# patch swaps it in the source tree and rebuilds nothing.
+sum=$(cat "$series/kernel.sha")
 key=$srcver-$sum
 [ -n "$only_root" ] || log "[series] $(grep -vc cover-letter "$series/series") patches, series $sum: key $key"
 
@@ -85,6 +105,11 @@ result() {
 		"$configs/$1.config" "$0" | sha256sum | cut -c1-8)"
 }
 
+if [ -n "$only_src" ]; then
+	cmp -s "$dk/src-$srcver/.pfb-series/series.sha" "$series/series.sha" || exit 1
+	echo "$dk/src-$srcver"
+	exit 0
+fi
 if [ -n "$only_root" ]; then
 	[ -f "$(result "$only_root")/.done" ] || exit 1
 	result "$only_root"
@@ -139,8 +164,9 @@ else
 		unpack
 	fi
 	log "[patch] git apply the series ($sum) to $src"
-	(cd "$src" && git apply $(sed "s|^|$series/|" "$series/series" | grep -v cover-letter)) ||
-		die "the series does not apply to $src"
+	for p in $(grep -v cover-letter "$series/series"); do
+		(cd "$src" && git apply "$series/$p") || die "$p does not apply to $src"
+	done
 	mkdir -p "$applied"
 	cp "$series"/0*.patch "$series/series" "$series/series.sha" "$applied/"
 	sed -i '/cover-letter/d' "$applied/series"
@@ -174,13 +200,24 @@ for f in "${todo[@]}"; do
 	done)
 	[ -z "$bad" ] || die "[$f] options the config did not take: $(echo $bad)"
 
-	log "[$f] build: nice -n 19 make -j$jobs (log: $obj/.pfb-build.log)"
+	log "[$f] build: nice -n $niceness make -j$jobs (log: $obj/.pfb-build.log)"
 	start=$(date +%s)
-	if ! nice -n 19 make -C "$src" O="$obj" -j"$jobs" bzImage modules > "$obj/.pfb-build.log" 2>&1; then
+	if ! nice -n "$niceness" make -C "$src" O="$obj" -j"$jobs" bzImage modules > "$obj/.pfb-build.log" 2>&1; then
 		tail -n 40 "$obj/.pfb-build.log" >&2
 		die "[$f] build failed (log: $obj/.pfb-build.log)"
 	fi
 	secs=$(($(date +%s) - start))
+	# The series' files with W=1 (the rest of the kernel is not ours to
+	# make W=1-clean): rebuilt from scratch, any warning fails.
+	rm -f "$obj"/net/sched/sch_pfifo_bulk.o "$obj"/drivers/net/refnic/*.o
+	if ! nice -n "$niceness" make -C "$src" O="$obj" -j"$jobs" W=1 \
+		net/sched/sch_pfifo_bulk.o drivers/net/refnic/ > "$obj/.pfb-w1.log" 2>&1 ||
+	   grep -E 'warning:|error:' "$obj/.pfb-w1.log" >&2; then
+		die "[$f] W=1 build of the series' files is not clean (log: $obj/.pfb-w1.log)"
+	fi
+	# relink the modules from those objects (the same code)
+	nice -n "$niceness" make -C "$src" O="$obj" -j"$jobs" modules >> "$obj/.pfb-w1.log" 2>&1 ||
+		die "[$f] modules failed after the W=1 pass (log: $obj/.pfb-w1.log)"
 	# only now: in a fresh object tree kernelrelease has no LOCALVERSION
 	# until the build has written include/config/kernel.release
 	kver=$(make -s -C "$src" O="$obj" kernelrelease)

@@ -1,21 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make kernel-patch: a git format-patch series against linux-source-6.12
-# that adds sch_pfifo_bulk and refnic to the kernel tree, generated from the
-# files of this checkout (its working tree), never a second copy:
+# make kernel-patch: a git format-patch series against the newest
+# linux-source in Debian's archive (the trixie root's, picked by
+# scripts/trixie-root.sh --source the way setup picks its kernels: the tree
+# a netdev submission targets) that adds sch_pfifo_bulk and refnic to the
+# kernel tree, generated from the files of this checkout (its working tree),
+# never a second copy:
 #
 #   0001  net/sched: the qdisc, its uapi header, the Kconfig entry of
 #         net/sched/Kconfig here, the obj- line of net/sched/Kbuild here,
 #         Documentation/networking/pfifo_bulk.rst, its MAINTAINERS entry
 #   0002  drivers/net/refnic/ as it is here (Kconfig and Kbuild included),
 #         the source and obj- lines in drivers/net, refnic.rst, MAINTAINERS
+#   0003  the tests, where kernel CI runs them: the kselftest target
+#         tools/testing/selftests/net/pfifo_bulk (the TEST_PROGS and
+#         TEST_FILES of selftests/Makefile but tdc.sh, a Makefile made here
+#         for lib.mk, selftests/config as its config fragment) and
+#         selftests/tdc/pfifo_bulk.json as tc-testing's
+#         tc-tests/qdiscs/pfifo_bulk.json
 #
 # The series is deterministic: author and Signed-off-by are the first M: of
 # our MAINTAINERS, dates are those of the last commit that touched a file
-# of the series. Then it proves that the series applies (git apply --check
-# on the pristine files of the tarball) and that checkpatch.pl --strict
-# finds nothing.
+# of the series. Then it proves that the series applies (git apply, patch
+# by patch, to the pristine files of the tarball) and that checkpatch.pl
+# --strict finds nothing (in the tests' patch: nothing but the types it
+# ignores there, listed below).
 #
 #   scripts/kernel-patch.sh [-o DIR] [-n]
 #	-o DIR	output directory (default .build/kernel-patch)
@@ -23,13 +33,14 @@
 #
 # Writes DIR/0000-cover-letter.patch, DIR/0001-*.patch ..., DIR/series (the
 # patches in order), DIR/series.sha (12 hex digits of sha256 over the
-# patches: the debug kernels' cache key) and DIR/checkpatch.txt. Needs git,
+# patches), DIR/kernel.sha (the same over all but the tests' patch: the
+# debug kernels' cache key) and DIR/checkpatch.txt. Needs git,
 # tar, xz and checkpatch.pl from the setup step.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PFB_SRCDIR:-/var/cache/pfifo-bulk}
-tarball=${PFB_KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+tarball=${PFB_KSRC_TARBALL:-$("$top/scripts/trixie-root.sh" --source)}
 out=$top/.build/kernel-patch
 check=1
 
@@ -44,8 +55,9 @@ done
 log() { echo "kernel-patch: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-[ -r "$tarball" ] || die "no $tarball (make setup)"
+[ -n "$tarball" ] && [ -r "$tarball" ] || die "no linux-source tarball '$tarball' (make setup)"
 srcname=$(basename "$tarball" .tar.xz)
+series_ver=${srcname#linux-source-}
 
 # Files of the series, all relative to the top of this tree and of the
 # kernel's.
@@ -66,7 +78,16 @@ refnic_files=($(printf '%s\n' "${refnic_files[@]}" | grep -v '\.mod\.c$'))
 refnic_files+=(include/uapi/linux/refnic.h)
 # Kernel files the series edits (they must exist in the tarball).
 edited=(MAINTAINERS Documentation/networking/index.rst net/sched/Kconfig
-	net/sched/Makefile drivers/net/Kconfig drivers/net/Makefile)
+	net/sched/Makefile drivers/net/Kconfig drivers/net/Makefile
+	tools/testing/selftests/Makefile tools/testing/selftests/tc-testing/config)
+# The kselftest target: our TEST_PROGS (tdc.sh aside: tc-testing runs the
+# tdc cases there), TEST_FILES and the sources of TEST_GEN_PROGS.
+ksft=tools/testing/selftests/net/pfifo_bulk
+ksft_progs=$(make -s --no-print-directory -C "$top/selftests" list_tests | tr ' ' '\n' | grep -vx tdc.sh | tr '\n' ' ')
+ksft_files=$(make -s --no-print-directory -C "$top/selftests" list_files | tr ' ' '\n' | grep -vx tdc | tr '\n' ' ')
+ksft_gen=$(sed -n 's/^TEST_GEN_PROGS := //p' "$top/selftests/Makefile")
+[ -n "$ksft_progs" ] && [ -n "$ksft_files" ] && [ -n "$ksft_gen" ] ||
+	die "selftests/Makefile: no TEST_PROGS, TEST_FILES or TEST_GEN_PROGS"
 for f in "${qdisc_files[@]}" "${refnic_files[@]}" MAINTAINERS net/sched/Kconfig net/sched/Kbuild; do
 	[ -f "$top/$f" ] || die "missing $f in $top"
 done
@@ -101,25 +122,44 @@ insert() {
 }
 
 # insert_maintainers FILE ENTRYFILE: insert one MAINTAINERS entry (title,
-# then X: lines) before the first entry whose title sorts after its own, as
-# the file is sorted (ignoring case).
+# then X: lines) where the file is sorted by title (ignoring case) around
+# it. Upstream's list is not sorted everywhere (an entry may sit a few
+# places off), so "before the first title after ours" can land far from
+# home: take the place with the fewest titles on the wrong side of it
+# (greater before, smaller after), the first such place; "THE REST" stays
+# last.
 insert_maintainers() {
 	local file=$1 entry=$2 title
 	title=$(head -n1 "$entry")
 	awk -v title="$title" -v text="$entry" '
 		function put(   l) { while ((getline l < text) > 0) print l; close(text); print "" }
-		# An entry title: after a blank line, followed by "X:\t".
 		{ line[NR] = $0 }
+		# An entry title: after a blank line, followed by "X:\t".
+		started && line[NR - 2] == "" && $0 ~ /^[A-Z]:\t/ && line[NR - 1] != "THE REST" {
+			n++; at[n] = NR - 1; gt[n] = toupper(line[NR - 1]) > toupper(title)
+		}
+		/^Maintainers List/ { started = 1 }
 		END {
-			for (i = 1; i <= NR; i++) {
-				if (!done && started && line[i - 1] == "" &&
-				    line[i + 1] ~ /^[A-Z]:\t/ && toupper(line[i]) > toupper(title)) {
-					put(); done = 1
+			if (!n) exit 1
+			# cost of the place before entry j: greater titles before
+			# it, smaller ones from it on; j = n + 1 is after the last.
+			for (j = 1; j <= n; j++) rest += !gt[j]
+			best = -1
+			for (j = 1; j <= n + 1; j++) {
+				if (best < 0 || greater + rest < best) {
+					best = greater + rest; where = j > n ? at[n] + 1 : at[j]
 				}
-				if (line[i] ~ /^Maintainers List/) started = 1
+				greater += gt[j]; rest -= !gt[j]
+			}
+			if (where == at[n] + 1) {
+				# after the last entry: before the blank line ending it
+				for (where = at[n]; where <= NR && line[where] != ""; where++) ;
+				where++
+			}
+			for (i = 1; i <= NR; i++) {
+				if (i == where) put()
 				print line[i]
 			}
-			exit !done
 		}' "$file" > "$file.new" || die "$file: no place for '$title'"
 	mv "$file.new" "$file"
 }
@@ -221,6 +261,55 @@ doorbells and packets per doorbell per queue, in the buckets of the
 pfifo_bulk batch histogram.
 EOF
 
+# --- 0003: the tests --------------------------------------------------------------
+mkdir -p "$tree/$ksft" "$tree/tools/testing/selftests/tc-testing/tc-tests/qdiscs"
+for f in $ksft_progs $ksft_files config $(for g in $ksft_gen; do echo "$g.c"; done); do
+	[ -e "$top/selftests/$f" ] || die "selftests/$f: listed, but missing"
+	cp -r "$top/selftests/$f" "$tree/$ksft/"
+done
+# what a run in this checkout leaves behind
+find "$tree/$ksft" -name __pycache__ -prune -exec rm -rf {} +
+cp "$top/selftests/tdc/pfifo_bulk.json" "$tree/tools/testing/selftests/tc-testing/tc-tests/qdiscs/"
+{
+	echo "# SPDX-License-Identifier: GPL-2.0"
+	echo "#"
+	echo "# pfifo_bulk and refnic. The tests need a tc and an ip that know both:"
+	echo "# PFB_TOP=<pfifo_bulk tree> gives them its tc and ip plugins and bulkctl."
+	echo
+	printf 'TEST_PROGS := %s\n' $ksft_progs
+	echo
+	printf 'TEST_FILES := %s\n' $ksft_files
+	echo
+	echo "TEST_GEN_PROGS := $ksft_gen"
+	echo
+	echo 'CFLAGS += -O2 -Wall -Wextra $(KHDR_INCLUDES)'
+	echo
+	echo 'include ../../lib.mk'
+} | awk '
+	# the second and later lines of a list: "+=", as in the other targets
+	/^TEST_(PROGS|FILES) :=/ { split($0, w, " := "); if (seen[w[1]]++) $0 = w[1] " += " w[2] }
+	{ print }' > "$tree/$ksft/Makefile"
+printf 'F:\t%s\n' "$ksft/" tools/testing/selftests/tc-testing/tc-tests/qdiscs/pfifo_bulk.json \
+	> "$work/files"
+insert "$tree/MAINTAINERS" after '^F:\tnet/sched/sch_pfifo_bulk\.c$' "$work/files"
+echo "TARGETS += net/pfifo_bulk" > "$work/target"
+insert "$tree/tools/testing/selftests/Makefile" after '^TARGETS \+= net/packetdrill$' "$work/target"
+echo "CONFIG_NET_SCH_PFIFO_BULK=m" > "$work/tdcconf"
+insert "$tree/tools/testing/selftests/tc-testing/config" after '^CONFIG_NET_SCH_FQ_PIE=m$' "$work/tdcconf"
+commit <<'EOF2'
+selftests: net: pfifo_bulk: add the pfifo_bulk and refnic tests
+
+The selftests of both as the kselftest target net/pfifo_bulk (a config
+fragment and settings of their own), and the pfifo_bulk cases of tdc in
+tc-testing. They check what the qdisc promises: exact caps, the path it
+reports, packet order, read-only dumps, bypass accounting, reschedules,
+coalescing, and refnic's doorbells, BQL and fault handling.
+
+The tests need a tc and an ip that know pfifo_bulk and refnic; the tc and
+ip plugins of the pfifo_bulk tree provide them until iproute2 does
+(PFB_TOP names that tree).
+EOF2
+
 # --- the series -----------------------------------------------------------------
 rm -rf "$out"
 mkdir -p "$out"
@@ -239,31 +328,52 @@ EOF
 (cd "$out" && ls 0*.patch) > "$out/series"
 sum=$(cd "$out" && cat $(cat series) | sha256sum | cut -c1-12)
 echo "$sum" > "$out/series.sha"
+# what a kernel built from the series depends on: all but the tests
+(cd "$out" && cat $(grep -v -- -selftests- series) | sha256sum | cut -c1-12) > "$out/kernel.sha"
 
 if [ -n "$check" ]; then
-	log "git apply --check on the pristine $srcname files"
-	(cd "$work/pristine" && git apply --check $(sed "s|^|$out/|" "$out/series" | grep -v cover-letter)) ||
-		die "the series does not apply to $srcname"
+	# one patch after the other, as git am would: a later one may touch
+	# what an earlier one added (the MAINTAINERS entry)
+	log "git apply, patch by patch, on the pristine $srcname files"
+	for p in $(grep -v cover-letter "$out/series"); do
+		(cd "$work/pristine" && git apply "$out/$p") ||
+			die "$p does not apply to $srcname"
+	done
 
 	# checkpatch in tree mode needs a whole kernel tree: the debug
 	# kernels' source when it is there, otherwise --no-tree, learning the
 	# kernel's CamelCase type names (struct Qdisc) from the installed
 	# headers, as "make checkpatch" does: on a fresh host the series is
 	# made before the source is unpacked.
-	cp=$(ls "$cache"/linux-source-6.12/scripts/checkpatch.pl 2>/dev/null) ||
-		die "no checkpatch.pl under $cache/linux-source-6.12 (make setup)"
-	root=$(ls -d "$cache"/debug-kernel/src-* 2>/dev/null | sort -V | tail -n1 || true)
-	hdr=$(ls -d /usr/src/linux-headers-6.12.*-common 2>/dev/null | sort -V | tail -n1 || true)
+	# All of the same release as the tarball: checkpatch.pl (setup
+	# extracts it), the unpacked tree or that release's headers.
+	cp=$(ls "$cache/$srcname/scripts/checkpatch.pl" 2>/dev/null) ||
+		die "no checkpatch.pl under $cache/$srcname (make setup)"
+	root=$(ls -d "$cache"/debug-kernel/src-"$series_ver".* 2>/dev/null | sort -V | tail -n1 || true)
+	hdr=$(ls -d /usr/src/linux-headers-"$series_ver".*-common \
+		"${tarball%/usr/src/*}"/usr/src/linux-headers-"$series_ver".*-common 2>/dev/null |
+		sort -V | tail -n1 || true)
 	if [ -n "$root" ] && [ -f "$root/.pfb-unpacked" ]; then
 		mode=(--root="$root")
 	else
 		mode=(--no-tree ${hdr:+--root="$hdr"})
 	fi
-	log "checkpatch.pl --strict ${mode[*]}"
-	(cd "$out" && GIT_DIR=/nonexistent perl "$cp" --strict "${mode[@]}" --show-types \
-		$(grep -v cover-letter series)) > "$out/checkpatch.txt" 2>&1 || true
+	# The kernel patches without exception. The tests' patch without the
+	# types that do not fit shell, Python and userspace C (line length:
+	# a test's command lines and expected outputs; a word list such as
+	# "carrier carrier"; sig_atomic_t is volatile; no ARRAY_SIZE there).
+	test_ignore=LONG_LINE,LONG_LINE_COMMENT,LONG_LINE_STRING,REPEATED_WORD,VOLATILE
+	test_ignore+=,ARRAY_SIZE,EMBEDDED_FUNCTION_NAME
+	log "checkpatch.pl --strict ${mode[*]} (tests: --ignore $test_ignore)"
+	: > "$out/checkpatch.txt"
+	for p in $(grep -v cover-letter "$out/series"); do
+		ign=()
+		case $p in *-selftests-*) ign=(--ignore "$test_ignore") ;; esac
+		(cd "$out" && GIT_DIR=/nonexistent perl "$cp" --strict "${mode[@]}" "${ign[@]}" \
+			--show-types "$p") >> "$out/checkpatch.txt" 2>&1 || true
+	done
 	if grep -qE '^(ERROR|WARNING|CHECK)' "$out/checkpatch.txt" ||
-	   ! grep -q '^total: 0 errors, 0 warnings, 0 checks' "$out/checkpatch.txt"; then
+	   grep '^total: ' "$out/checkpatch.txt" | grep -vq '^total: 0 errors, 0 warnings, 0 checks'; then
 		cat "$out/checkpatch.txt" >&2
 		die "checkpatch.pl --strict is not clean"
 	fi
