@@ -22,6 +22,19 @@
 # consumer at the cap (a batch of N + 1 was seen there): the largest batch
 # from a hist trigger and the xstats.
 #
+# The core's own cap: since "net_sched: limit try_bulk_dequeue_skb()
+# batches" (v6.18, and in the 5.4 to 6.12 stable series: 6.1.192 and
+# 6.12.118 have it) the core's BQL loop stops after the __qdisc_run() quota
+# (net.core.dev_tx_weight, 64) of packets past the batch's first, however
+# much room BQL gives. With room for hundreds of 60-byte frames, a probe
+# with the stock pfifo measures the running kernel's largest batch
+# (core_cap_probe): exactly 1 + dev_tx_weight on a kernel with the cap,
+# more without it. Then pfifo_bulk with no cap of its own (bulk_pkts 0) and
+# with one above the core's (bulk_pkts 100) must give that largest batch,
+# count the batches the core ended in end_budget and none in end_pkts on a
+# kernel with the cap; without it, bulk_pkts 100 binds (end_pkts, largest
+# batch 100). Single-threaded guest only (tracepoint).
+#
 # On multi-threaded TCG (pfifo_bulk_caps_parallel.sh), where enabling a
 # tracepoint is unsafe, or with PFB_NO_TRACING=1, the caps are checked from
 # the xstats and refnic's counters only; the parallel guest runs the packet
@@ -204,6 +217,68 @@ packet_cap "nobql path, bulk_pkts 4" 4 5-8
 if ! in_parallel_vm; then
 	must run "nobql path, bulk_pkts 2" $count 60 bulk_pkts 2
 	packet_cap "nobql path, bulk_pkts 2" 2 3-4
+fi
+
+# --- the core's cap ---------------------------------------------------------
+# 20 Mb/s (30 kpps of 60-byte frames, fewer than the senders offer, so the
+# queue stays full) and completions in chunks of 256 frames (8.6 ms of wire
+# time, within tx-usecs 10000): each completion gives BQL (limit_min 30000
+# bytes, 500 frames) room for 256 frames at once, four times the core's cap.
+core_cap_device() {
+	device 20 on && ethtool -C $dev tx-usecs 10000 tx-frames 256
+}
+core_quota=$(($(sysctl -n net.core.dev_weight) * $(sysctl -n net.core.dev_weight_tx_bias)))
+core_count=4000
+
+# core_cap_probe: the largest batch the core builds for the stock pfifo on
+# this device and load, from the qdisc_dequeue tracepoint, in $core_max.
+core_cap_probe() {
+	tc qdisc del dev $dev root 2>/dev/null
+	tc qdisc add dev $dev root handle 1: pfifo limit 1000 || return 1
+	pktgen_flows $dev $mac $core_count 1 60
+	batch_trace_start $dev
+	pktgen_run
+	check "core cap probe (pfifo): drained to backlog 0" wait_backlog_zero $dev
+	hist=$(batch_trace_read)
+	batch_trace_stop
+	tc qdisc del dev $dev root
+	echo "# core cap probe (pfifo): batches SIZE COUNT $(echo $hist)"
+	core_max=$(trace_max)
+}
+
+if [ -n "$tracing" ]; then
+	must core_cap_device
+	core_cap_probe || setup_failed "the pfifo probe of the core's cap"
+	# A largest batch below 1 + quota says the device gave too little room
+	# to tell: the probe is no probe then.
+	[ "$core_max" -ge $((core_quota + 1)) ] ||
+		setup_failed "core cap probe: largest pfifo batch $core_max, below 1 + dev_tx_weight $core_quota: not enough BQL room to tell"
+	if [ "$core_max" -eq $((core_quota + 1)) ]; then
+		core_cap=$core_max
+		echo "# the core caps a batch at $core_cap (1 + dev_tx_weight $core_quota)"
+	else
+		core_cap=
+		echo "# the core does not cap a batch (pfifo reached $core_max, beyond 1 + dev_tx_weight $core_quota)"
+	fi
+	for own in 0 100; do
+		name="core cap, bql path, bulk_pkts $own"
+		must run "$name" $core_count 60 bulk_pkts $own mode bql
+		big=$(echo "$hist" | awk -v q=$core_quota '$1 > q + 1 { n += $2 } END { print n + 0 }')
+		if [ -n "$core_cap" ]; then
+			check_eq "$name: largest batch is the core's cap" "$(trace_max)" "$core_cap"
+			check_eq "$name: no batch above the core's cap" "$big" 0
+			check_eq "$name: batches of 65 and more (tracepoint) are the xstats' 65+ bucket" \
+				"$(xs '.hist["65+"]')" "$(echo "$hist" | awk '$1 >= 65 { n += $2 } END { print n + 0 }')"
+			check_cmp "$name: the core ended batches: end_budget" "$(xs .end_budget)" ">=" "$(xs '.hist["65+"]')"
+			check_eq "$name: our cap never ended a batch (end_pkts)" "$(xs .end_pkts)" 0
+		elif [ "$own" = 0 ]; then
+			check_cmp "$name: batches beyond 1 + dev_tx_weight" "$big" ">" 0
+			check_eq "$name: our cap never ended a batch (end_pkts)" "$(xs .end_pkts)" 0
+		else
+			check_eq "$name: largest batch is our cap" "$(trace_max)" "$own"
+			check_cmp "$name: batches ended by our cap (end_pkts)" "$(xs .end_pkts)" ">" 0
+		fi
+	done
 fi
 
 # Full speed: the queue is short, so a cap is often reached just as the
