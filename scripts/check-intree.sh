@@ -16,8 +16,12 @@
 # from this checkout's plugins (PFB_TOP; iproute2 does not know them), and
 # tdc gets TC_LIB_DIR through its tdc_config_local.py.
 #
-#   scripts/check-intree.sh [-f FLAVOUR] [-t "TEST..."]
+#   scripts/check-intree.sh [-f FLAVOUR | -k KVER] [-s SRC] [-t "TEST..."]
 #	-f FLAVOUR	kasan (default) or kcsan
+#	-k KVER		a stock kernel of the trixie root instead, with the
+#			modules of this checkout (built for it beforehand:
+#			trixie-root.sh --chroot make modules KVER=KVER)
+#	-s SRC		another patched tree (default: debug-kernel.sh --src)
 #	-t TESTS	only these of the target's TEST_PROGS (make
 #			TEST_PROGS=...), e.g. the quick pass "smoke.sh"
 #
@@ -28,10 +32,12 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-flavour=kasan tests=
-while getopts "f:t:" opt; do
+flavour=kasan tests= stock= src=
+while getopts "f:k:s:t:" opt; do
 	case $opt in
 	f) flavour=$OPTARG ;;
+	k) stock=$OPTARG ;;
+	s) src=$OPTARG ;;
 	t) tests=$OPTARG ;;
 	*) sed -n 's/^#   //p' "$0" >&2; exit 2 ;;
 	esac
@@ -39,11 +45,18 @@ done
 
 die() { echo "not ok - check-intree: $*"; echo "0 passed, 1 failed"; exit 1; }
 
-src=$(scripts/debug-kernel.sh --src) ||
+[ -n "$src" ] || src=$(scripts/debug-kernel.sh --src) ||
 	die "no source tree with this checkout's series (make debug-kernel)"
-root=$(scripts/debug-kernel.sh --root "$flavour") ||
-	die "no $flavour debug kernel for this checkout's series (make debug-kernel)"
-kver=$(ls "$root"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||')
+if [ -n "$stock" ]; then
+	root=${PFB_TRIXIE_ROOT:-/var/cache/pfifo-bulk/trixie-root} kver=$stock flavour=$stock
+	[ -r "$root/boot/vmlinuz-$kver" ] || die "no kernel $kver in $root"
+	[ "$(modinfo -F vermagic net/sched/sch_pfifo_bulk.ko 2>/dev/null | cut -d' ' -f1)" = "$kver" ] ||
+		die "net/sched/sch_pfifo_bulk.ko is not built for $kver"
+else
+	root=$(scripts/debug-kernel.sh --root "$flavour") ||
+		die "no $flavour debug kernel for this checkout's series (make debug-kernel)"
+	kver=$(ls "$root"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||')
+fi
 out=$top/.vm/intree/$flavour
 rm -rf "$out"
 mkdir -p "$out"
@@ -66,7 +79,8 @@ echo "# make -C tools/testing/selftests TARGETS=net/pfifo_bulk${tests:+ TEST_PRO
 make -C $src/tools/testing/selftests TARGETS=net/pfifo_bulk O=$out/obj \
 	${tests:+TEST_PROGS="$tests"} run_tests > $out/ksft.log 2>&1
 echo "# make exit \$?"
-modprobe sch_pfifo_bulk || echo "not ok - modprobe sch_pfifo_bulk"
+modprobe sch_pfifo_bulk 2>/dev/null || insmod $top/net/sched/sch_pfifo_bulk.ko ||
+	echo "not ok - no sch_pfifo_bulk module"
 cp -r $src/tools/testing/selftests/tc-testing /tmp/tct
 cat > /tmp/tct/tdc_config_local.py <<PY
 import os
