@@ -285,6 +285,9 @@ cp "$top/selftests/tdc/pfifo_bulk.json" "$tree/tools/testing/selftests/tc-testin
 	echo 'CFLAGS += -O2 -Wall -Wextra $(KHDR_INCLUDES)'
 	echo
 	echo 'include ../../lib.mk'
+	# a program's own libraries, where lib.mk builds it (OUTPUT is
+	# lib.mk's)
+	sed -nE 's|^([a-z_]+): (LDLIBS \+= .*)|\n$(OUTPUT)/\1: \2|p' "$top/selftests/Makefile"
 } | awk '
 	# the second and later lines of a list: "+=", as in the other targets
 	/^TEST_(PROGS|FILES) :=/ { split($0, w, " := "); if (seen[w[1]]++) $0 = w[1] " += " w[2] }
