@@ -5,14 +5,15 @@
 # a device sends arrive on its peer through the peer's NAPI poll. ping, a UDP
 # burst and a TCP transfer (checked byte for byte) cross it, with two queues
 # a side, and the counters add up: what one end sent the other received, and
-# every sent frame completed. A frame too long for the peer's MTU is
+# every sent frame completed, queue by queue in netdev netlink's qstats
+# (6.9+) as in ethtool -S. A frame too long for the peer's MTU is
 # dropped and counted. A peer brought up with the pair has no carrier
 # while the other end is down.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
 require_root
-require_cmd ethtool python3 busybox
+require_cmd ethtool python3 busybox jq
 load_module refnic
 
 a=rfpa0
@@ -135,6 +136,39 @@ check_eq "$a per-queue packets add up" \
 	$(($(ethtool_stat $a txq0_tx_packets) + $(ethtool_stat $a txq1_tx_packets))) \
 	"$(ethtool_stat $a tx_packets)"
 check_eq "stats64 rx = ethtool rx" "$(link_stat $a rx_packets)" "$(ethtool_stat $a rx_packets)"
+# Per-queue statistics through netdev netlink (6.9+, netdev_stat_ops): the
+# counters of ethtool -S, queue by queue. Before 6.9 there is no such command.
+# A late frame (ARP) may still move the counters: compare a qstats read with
+# ethtool -S taken before and after it, the same (a few tries).
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	stats0=$(ethtool -S $a)
+	qstats=$(python3 "$PFB_TOP/selftests/pfb_qstats.py" $a 2>&1)
+	qrc=$?
+	stats=$(ethtool -S $a)
+	[ "$stats0" = "$stats" ] && break
+	sleep 0.5
+done
+echo "# qstats of $a (try $try): $qstats"
+stat_of() {
+	echo "$stats" | awk -v k="$1:" '$1 == k { print $2; exit }'
+}
+if [ "$(printf '%s\n' 6.9 "$(uname -r)" | sort -V | head -n1)" = 6.9 ]; then
+	check_eq "pfb_qstats.py reads them" "$qrc" 0
+	for i in 0 1; do
+		check_eq "qstats txq$i packets bytes stop wake = ethtool -S" \
+			"$(echo "$qstats" | jq -r ".[] | select(.type == \"tx\" and .id == $i) |
+				\"\\(.packets) \\(.bytes) \\(.stop) \\(.wake)\"")" \
+			"$(for k in tx_packets tx_bytes tx_stops tx_wakes; do
+				stat_of txq${i}_$k; done | xargs)"
+	done
+	check_eq "qstats rx packets of both queues = ethtool rx_packets" \
+		"$(echo "$qstats" | jq '[.[] | select(.type == "rx") | .packets] | add')" \
+		"$(stat_of rx_packets)"
+	check_eq "qstats: 2 rx and 2 tx queues" \
+		"$(echo "$qstats" | jq -c '[.[] | "\(.type)\(.id)"]')" '["rx0","rx1","tx0","tx1"]'
+else
+	check_eq "no qstats before 6.9 (pfb_qstats.py exit 2)" "$qrc" 2
+fi
 check_cmp "TCP went through $a (packets)" "$(ethtool_stat $a tx_packets)" ">" 1000
 
 # A frame longer than the peer's MTU allows is dropped by the peer and

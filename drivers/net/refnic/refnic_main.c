@@ -130,6 +130,9 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <net/rtnetlink.h>
+#ifdef REFNIC_HAVE_STAT_OPS
+#include <net/netdev_queues.h>
+#endif
 
 #include "refnic.h"
 
@@ -222,46 +225,126 @@ static void refnic_dev_uninit(struct net_device *dev)
 	refnic_queues_uninit(dev);
 }
 
+/* The standard counters of one queue pair, each read consistently. */
+struct refnic_queue_counts {
+	u64 tx_packets, tx_bytes, tx_dropped, tx_stops, tx_wakes;
+	u64 rx_packets, rx_bytes, rx_dropped, carrier_errors;
+};
+
+static void refnic_queue_counts(struct refnic_queue *q,
+				struct refnic_queue_counts *c)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&q->xstats.syncp);
+		c->tx_packets = u64_stats_read(&q->xstats.packets);
+		c->tx_bytes = u64_stats_read(&q->xstats.bytes);
+		c->tx_dropped = u64_stats_read(&q->xstats.dropped);
+		c->tx_stops = u64_stats_read(&q->xstats.stops);
+	} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&q->nstats.syncp);
+		c->tx_wakes = u64_stats_read(&q->nstats.wakes);
+		c->rx_packets = u64_stats_read(&q->nstats.rx_packets);
+		c->rx_bytes = u64_stats_read(&q->nstats.rx_bytes);
+	} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&q->rstats.syncp);
+		c->rx_dropped = u64_stats_read(&q->rstats.dropped);
+	} while (u64_stats_fetch_retry(&q->rstats.syncp, start));
+	do {
+		start = u64_stats_fetch_begin(&q->wstats.syncp);
+		c->carrier_errors = u64_stats_read(&q->wstats.carrier_errors);
+	} while (u64_stats_fetch_retry(&q->wstats.syncp, start));
+}
+
 static void refnic_get_stats64(struct net_device *dev,
 			       struct rtnl_link_stats64 *s)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
-	unsigned int i, n = READ_ONCE(priv->nqueues), start;
+	unsigned int i, n = READ_ONCE(priv->nqueues);
+	struct refnic_queue_counts c;
 
 	for (i = 0; i < n; i++) {
-		struct refnic_queue *q = &priv->queues[i];
-		u64 tp, tb, td, rp, rb, rd, ce;
-
-		do {
-			start = u64_stats_fetch_begin(&q->xstats.syncp);
-			tp = u64_stats_read(&q->xstats.packets);
-			tb = u64_stats_read(&q->xstats.bytes);
-			td = u64_stats_read(&q->xstats.dropped);
-		} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
-		do {
-			start = u64_stats_fetch_begin(&q->nstats.syncp);
-			rp = u64_stats_read(&q->nstats.rx_packets);
-			rb = u64_stats_read(&q->nstats.rx_bytes);
-		} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
-		do {
-			start = u64_stats_fetch_begin(&q->rstats.syncp);
-			rd = u64_stats_read(&q->rstats.dropped);
-		} while (u64_stats_fetch_retry(&q->rstats.syncp, start));
-		do {
-			start = u64_stats_fetch_begin(&q->wstats.syncp);
-			ce = u64_stats_read(&q->wstats.carrier_errors);
-		} while (u64_stats_fetch_retry(&q->wstats.syncp, start));
-
-		s->tx_carrier_errors += ce;
-		s->tx_errors += ce;
-		s->tx_packets += tp;
-		s->tx_bytes += tb;
-		s->tx_dropped += td;
-		s->rx_packets += rp;
-		s->rx_bytes += rb;
-		s->rx_dropped += rd;
+		refnic_queue_counts(&priv->queues[i], &c);
+		s->tx_carrier_errors += c.carrier_errors;
+		s->tx_errors += c.carrier_errors;
+		s->tx_packets += c.tx_packets;
+		s->tx_bytes += c.tx_bytes;
+		s->tx_dropped += c.tx_dropped;
+		s->rx_packets += c.rx_packets;
+		s->rx_bytes += c.rx_bytes;
+		s->rx_dropped += c.rx_dropped;
 	}
 }
+
+#ifdef REFNIC_HAVE_STAT_OPS
+/* Per-queue statistics (netdev netlink's qstats-get, 6.9+): packets and
+ * bytes each way, and on TX the stops and wakes, counted as ethtool -S
+ * counts them (BQL's included). Called under RTNL, with the queues
+ * allocated; a queue beyond the channel count keeps its counters, which
+ * the base adds so that the device's totals are those of ip -s link.
+ */
+static void refnic_qstats_rx(struct net_device *dev, int idx,
+			     struct netdev_queue_stats_rx *rx)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	struct refnic_queue_counts c;
+
+	refnic_queue_counts(&priv->queues[idx], &c);
+	rx->packets = c.rx_packets;
+	rx->bytes = c.rx_bytes;
+}
+
+static void refnic_qstats_tx(struct net_device *dev, int idx,
+			     struct netdev_queue_stats_tx *tx)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	struct refnic_queue_counts c;
+
+	refnic_queue_counts(&priv->queues[idx], &c);
+	tx->packets = c.tx_packets;
+	tx->bytes = c.tx_bytes;
+	tx->stop = c.tx_stops;
+	tx->wake = c.tx_wakes;
+}
+
+static void refnic_qstats_base(struct net_device *dev,
+			       struct netdev_queue_stats_rx *rx,
+			       struct netdev_queue_stats_tx *tx)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+	struct refnic_queue_counts c;
+	unsigned int i;
+
+	rx->packets = 0;
+	rx->bytes = 0;
+	tx->packets = 0;
+	tx->bytes = 0;
+	tx->stop = 0;
+	tx->wake = 0;
+	for (i = 0; i < priv->nqueues; i++) {
+		refnic_queue_counts(&priv->queues[i], &c);
+		if (i >= dev->real_num_rx_queues) {
+			rx->packets += c.rx_packets;
+			rx->bytes += c.rx_bytes;
+		}
+		if (i >= dev->real_num_tx_queues) {
+			tx->packets += c.tx_packets;
+			tx->bytes += c.tx_bytes;
+			tx->stop += c.tx_stops;
+			tx->wake += c.tx_wakes;
+		}
+	}
+}
+
+static const struct netdev_stat_ops refnic_stat_ops = {
+	.get_queue_stats_rx	= refnic_qstats_rx,
+	.get_queue_stats_tx	= refnic_qstats_tx,
+	.get_base_stats		= refnic_qstats_base,
+};
+#endif
 
 static int refnic_get_iflink(const struct net_device *dev)
 {
@@ -296,6 +379,9 @@ static void refnic_setup(struct net_device *dev)
 	ether_setup(dev);
 	dev->netdev_ops = &refnic_netdev_ops;
 	dev->ethtool_ops = &refnic_ethtool_ops;
+#ifdef REFNIC_HAVE_STAT_OPS
+	dev->stat_ops = &refnic_stat_ops;
+#endif
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = refnic_reset_cancel;
 	/* Longer than a stopped queue can wait: at 1 Mb/s, a quarter of a
