@@ -142,7 +142,7 @@ check_eq "stats64 rx = ethtool rx" "$(link_stat $a rx_packets)" "$(ethtool_stat 
 # ethtool -S taken before and after it, the same (a few tries).
 for try in 1 2 3 4 5 6 7 8 9 10; do
 	stats0=$(ethtool -S $a)
-	qstats=$(python3 "$PFB_TOP/selftests/pfb_qstats.py" $a 2>&1)
+	qstats=$(python3 "$PFB_TESTDIR/pfb_qstats.py" $a 2>&1)
 	qrc=$?
 	stats=$(ethtool -S $a)
 	[ "$stats0" = "$stats" ] && break
