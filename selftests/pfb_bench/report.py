@@ -245,8 +245,8 @@ def plan_lines(plan, margin):
                                         plan["stopped"])]
     for p in plan["pairs"]:
         need = p["runs"]
-        lines.append("  %s/%s: spread (sd/mean) %.1f %% and %.1f %% in the pilot, %.1f %% and "
-                     "%.1f %% over all runs; a ±%g %% interval needs %s runs each; %s" % (
+        lines.append("  %s/%s: spread (sd/mean) %.2f %% and %.2f %% in the pilot, %.2f %% and "
+                     "%.2f %% over all runs; a ±%g %% interval needs %s runs each; %s" % (
                          p["cand"], p["base"], 100 * p["pilot_cv_cand"],
                          100 * p["pilot_cv_base"], 100 * p["cv_cand"], 100 * p["cv_base"],
                          100 * margin,
