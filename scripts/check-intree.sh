@@ -22,6 +22,9 @@
 #			modules of this checkout (built for it beforehand:
 #			trixie-root.sh --chroot make modules KVER=KVER)
 #	-s SRC		another patched tree (default: debug-kernel.sh --src)
+#	-H DIR		take the uapi headers from DIR/usr/include (a make
+#			headers done before), not make headers in SRC: for
+#			a SRC of tools/testing/selftests alone
 #	-t TESTS	only these of the target's TEST_PROGS (make
 #			TEST_PROGS=...), e.g. the quick pass "smoke.sh"
 #
@@ -32,9 +35,10 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-flavour=kasan tests= stock= src=
-while getopts "f:k:s:t:" opt; do
+flavour=kasan tests= stock= src= hdr=
+while getopts "f:k:s:t:H:" opt; do
 	case $opt in
+	H) hdr=$OPTARG ;;
 	f) flavour=$OPTARG ;;
 	k) stock=$OPTARG ;;
 	s) src=$OPTARG ;;
@@ -61,8 +65,12 @@ out=$top/.vm/intree/$flavour
 rm -rf "$out"
 mkdir -p "$out"
 
+if [ -n "$hdr" ]; then
+	mkdir -p "$out/obj/usr" && cp -r "$hdr/usr/include" "$out/obj/usr/" ||
+		die "no headers in $hdr/usr/include"
+fi
 if ! make -s plugin ip-plugin bulkctl > "$out/userspace.log" 2>&1 ||
-   ! make -s -C "$src" O="$out/obj" headers >> "$out/userspace.log" 2>&1; then
+   { [ -z "$hdr" ] && ! make -s -C "$src" O="$out/obj" headers >> "$out/userspace.log" 2>&1; }; then
 	tail -n 20 "$out/userspace.log" | sed 's/^/# /'
 	die "userspace build or make headers (log: $out/userspace.log)"
 fi

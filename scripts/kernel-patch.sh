@@ -46,7 +46,7 @@ check=1
 
 while getopts "o:n" opt; do
 	case $opt in
-	o) out=$OPTARG ;;
+	o) out=$(realpath -m "$OPTARG") ;;
 	n) check= ;;
 	*) sed -n 's/^#   //p' "$0" >&2; exit 2 ;;
 	esac
@@ -280,7 +280,8 @@ cp "$top/selftests/tdc/pfifo_bulk.json" "$tree/tools/testing/selftests/tc-testin
 	echo
 	printf 'TEST_FILES := %s\n' $ksft_files
 	echo
-	echo "TEST_GEN_PROGS := $ksft_gen"
+	# helpers the tests run, not tests: built, not run by run_tests
+	echo "TEST_GEN_PROGS_EXTENDED := $ksft_gen"
 	echo
 	echo 'CFLAGS += -O2 -Wall -Wextra $(KHDR_INCLUDES)'
 	echo
