@@ -75,6 +75,8 @@ if ! make -s plugin ip-plugin bulkctl > "$out/userspace.log" 2>&1 ||
 	die "userspace build or make headers (log: $out/userspace.log)"
 fi
 
+# make's argument, quoted for the guest's shell
+tp=${tests:+"TEST_PROGS='$tests'"}
 guest=$out/guest.sh
 cat > "$guest" <<EOF
 #!/bin/bash
@@ -83,9 +85,9 @@ sysctl -qw kernel.watchdog_thresh=60
 export KSFT_MACHINE_SLOW=yes PFB_TOP=$top
 # 4 x settings' 300 s, as check-debug gives a debug kernel on TCG
 export kselftest_override_timeout=${PFB_DEBUG_TIMEOUT:-1200}
-echo "# make -C tools/testing/selftests TARGETS=net/pfifo_bulk${tests:+ TEST_PROGS=\"$tests\"} run_tests"
+echo "# make -C tools/testing/selftests TARGETS=net/pfifo_bulk $tp run_tests"
 make -C $src/tools/testing/selftests TARGETS=net/pfifo_bulk O=$out/obj \
-	${tests:+TEST_PROGS="$tests"} run_tests > $out/ksft.log 2>&1
+	$tp run_tests > $out/ksft.log 2>&1
 echo "# make exit \$?"
 modprobe sch_pfifo_bulk 2>/dev/null || insmod $top/net/sched/sch_pfifo_bulk.ko ||
 	echo "not ok - no sch_pfifo_bulk module"
