@@ -93,7 +93,7 @@ check_eq "mq child: coalescing on, locked" \
 	'[50,false]'
 
 # --- the bound: bursts far apart ------------------------------------------------------
-wait_us=10000 pause=0.3 bursts=12
+wait_us=10000 pause=0.5 bursts=12
 must tc qdisc add dev $dev root handle 1: pfifo_bulk coalesce_usecs $wait_us coalesce_pkts 8
 db0=$(ethtool_stat $dev tx_doorbells)
 check_eq "bursts: frames sent" "$(python3 "$PFB_TESTDIR/pfb_pktsend.py" $dev $((3 * bursts)) 0 3 $pause)" \
@@ -114,10 +114,13 @@ check_eq "bursts: every hold ended by the timer" "$rpkts $rtimer" "0 $held"
 check_eq "bursts: a doorbell per batch" "$db" "$batches"
 check_cmp "bursts: no hold ended early (mean wait >= coalesce_usecs)" "$((hns / (held ? held : 1)))" ">=" \
 	$((wait_us * 1000))
-# The timer's own lateness (a softirq on a TCG guest) stays far below
-# the pause; without the timer a hold would last until the next burst.
-check_cmp "bursts: the longest wait is coalesce_usecs + at most 50 ms, far below the pause" \
-	"$hmax" "<=" $(((wait_us + 50000) * 1000))
+# Without the timer a hold would last until the next burst, 500 ms on; the
+# timer's own lateness (a softirq on a TCG guest, late by as long as the
+# host starves the guest) stays below 400 ms: the worst seen on a loaded
+# 2-core host was 195 ms (three guests on two CPUs), and 79 ms with a
+# kernel build beside two guests.
+check_cmp "bursts: the longest wait is coalesce_usecs + at most 390 ms, below the pause" \
+	"$hmax" "<=" $(((wait_us + 390000) * 1000))
 must tc qdisc del dev $dev root
 
 # --- a paced load ---------------------------------------------------------------------
