@@ -10,9 +10,10 @@
  * size or time, a mode name); their ranges are the kernel's, and its extended ack,
  * which names the option and the range, is what tc prints. The callbacks take
  * a const struct qdisc_util * where the iproute2 source does (6.9 and later;
- * PFB_QU_CONST, from the Makefile's probe). Options and
- * statistics print through tools/include/pfifo_bulk_user.h, which bulkctl
- * shares; attributes this file does not know (a newer qdisc) are skipped.
+ * PFB_QU_CONST, from the Makefile's probe). Options are sent, and options
+ * and statistics read and printed, by tools/include/pfifo_bulk_user.h,
+ * which bulkctl shares; attributes it does not know (a newer qdisc) are
+ * skipped.
  */
 
 #include <stdio.h>
@@ -51,7 +52,6 @@ static int pfifo_bulk_parse_opt(PFB_QU_CONST struct qdisc_util *qu, int argc,
 {
 	bool has[TCA_PFIFO_BULK_MAX + 1] = {};
 	__u32 val[TCA_PFIFO_BULK_MAX + 1] = {};
-	struct rtattr *tail = NULL;
 	int type;
 
 	for (; argc > 0; argc--, argv++) {
@@ -74,33 +74,16 @@ static int pfifo_bulk_parse_opt(PFB_QU_CONST struct qdisc_util *qu, int argc,
 			return illegal(type, *argv);
 	}
 
-	/* Only what was given; nothing at all keeps the kernel's defaults. */
-	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MAX; type++) {
-		if (!has[type])
-			continue;
-		/* The qdisc parses TCA_OPTIONS strictly: the nest flag is required. */
-		if (!tail)
-			tail = addattr_nest(n, 1024, TCA_OPTIONS | NLA_F_NESTED);
-		if (pfb_opt_is_u8(type))
-			addattr8(n, 1024, type, val[type]);
-		else
-			addattr32(n, 1024, type, val[type]);
-	}
-	if (tail)
-		addattr_nest_end(n, tail);
+	pfb_add_opts(n, 1024, has, val);
 	return 0;
 }
 
 static int pfifo_bulk_print_opt(PFB_QU_CONST struct qdisc_util *qu, FILE *f,
 				struct rtattr *opt)
 {
-	struct rtattr *tb[TCA_PFIFO_BULK_MAX + 1];
-	struct pfb_qopt o = {};
+	struct pfb_qopt o;
 
-	if (!opt)
-		return 0;
-	parse_rtattr_nested(tb, TCA_PFIFO_BULK_MAX, opt);
-	pfb_read_qopt(&o, (const void *const *)tb);
+	pfb_read_qopt(&o, opt);
 	pfb_print_qopt(&o);
 	return 0;
 }
@@ -108,18 +91,9 @@ static int pfifo_bulk_print_opt(PFB_QU_CONST struct qdisc_util *qu, FILE *f,
 static int pfifo_bulk_print_xstats(PFB_QU_CONST struct qdisc_util *qu, FILE *f,
 				   struct rtattr *xstats)
 {
-	struct rtattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1];
-	struct rtattr *h[TCA_PFIFO_BULK_HIST_MAX + 1];
-	struct pfb_xstats x = {};
+	struct pfb_xstats x;
 
-	if (!xstats)
-		return 0;
-	parse_rtattr_nested(tb, TCA_PFIFO_BULK_XSTATS_MAX, xstats);
-	if (tb[TCA_PFIFO_BULK_XSTATS_HIST])
-		parse_rtattr_nested(h, TCA_PFIFO_BULK_HIST_MAX,
-				    tb[TCA_PFIFO_BULK_XSTATS_HIST]);
-	pfb_read_xstats(&x, (const void *const *)tb,
-			tb[TCA_PFIFO_BULK_XSTATS_HIST] ? (const void *const *)h : NULL);
+	pfb_read_xstats(&x, xstats);
 	pfb_print_xstats(&x);
 	return 0;
 }

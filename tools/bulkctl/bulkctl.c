@@ -1,39 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bulkctl - configure and watch pfifo_bulk qdiscs over rtnetlink (libmnl).
+ * bulkctl - configure and watch pfifo_bulk qdiscs, with tc's grammar and
+ * tc's output (bulkctl(8)), without a tc plugin; watch is its own.
  *
- * What it adds to "tc ... pfifo_bulk": it needs no tc plugin, and "watch"
- * prints batch rates per qdisc. Everything else is tc's: the grammar (global
- * options before the verb, an optional "dev"), and the output of
- * "tc [-s] [-j] qdisc show", because it is made by tc's own code: iproute2's
- * library (print_*(), the JSON writer, get_size(), get_time(),
- * get_tc_classid(), print_tcstats_attr(), ...) is compiled from the iproute2
- * source at build time (Makefile), and the options and statistics print
- * through the printers the tc plugin uses (tools/include/pfifo_bulk_user.h).
- * What is ours: the netlink requests and their errors in one line with the
- * kernel's extended ack and a hint where it helps, and watch. Ranges are the
- * kernel's: its message names the option and the range.
+ * What iproute2 has, bulkctl takes from it: its library (the JSON writer
+ * and print_*(), the parsers of sizes, times and handles, netlink, netns,
+ * -batch) is compiled from the iproute2 source at build time (Makefile),
+ * and options and statistics print through the tc plugin's printers
+ * (tools/include/pfifo_bulk_user.h). Ranges are the kernel's: its message
+ * names the option and the range.
  *
  * Exit status: 0 success, 1 bad arguments or unknown device, 2 the kernel
- * refused, or there is no pfifo_bulk to watch.
+ * refused or a dump failed, or there is no pfifo_bulk to watch.
  */
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
 
-#include "utils.h"
+#include "bulkctl.h"
 #include "tc_util.h"
 #include "ll_map.h"
 #include "namespace.h"
-#include "bulkctl.h"
-
-#ifndef BULKCTL_VERSION
-#define BULKCTL_VERSION "1.0"
-#endif
 
 /*
  * The globals iproute2's library reads, which tc.c defines; weak, as some
@@ -46,7 +36,8 @@ WEAK bool use_names;
 
 const char *verb = "";
 
-void usage(FILE *f)
+/* Asked for, on stdout: exit status 0; on stderr, after a mistake: 1. */
+static int usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: bulkctl [ OPTIONS ] { add | change | replace } [ dev ] DEV\n"
@@ -62,18 +53,18 @@ void usage(FILE *f)
 		"ID: as tc's (root, none, 1:, 1:2, :2); PACKETS: any base (0x400);\n"
 		"SIZE: tc's (1500, 64k, 1m; 0 = no cap); TIME: tc's (800us, 1ms; a number is us).\n"
 		"The kernel checks the ranges.\n");
+	return f == stdout ? 0 : EXIT_USAGE;
 }
 
 /*
  * An argument as it may be shown in a message: control and non-ASCII bytes
  * as \xNN and long ones cut, so that a message stays on one line whatever
- * was typed. Two rotating buffers: a message shows at most two arguments.
+ * was typed. No message shows two.
  */
 const char *shown(const char *s)
 {
-	static char bufs[2][4 * 64 + 8];
-	static unsigned int next;
-	char *buf = bufs[next++ % 2], *p = buf;
+	static char buf[4 * 64 + 8];
+	char *p = buf;
 	size_t n;
 
 	for (n = 0; *s && n < 64; s++, n++) {
@@ -88,26 +79,28 @@ const char *shown(const char *s)
 	return buf;
 }
 
+/* Exit; a JSON array being printed is closed first, so that it stays whole. */
+void quit(int status)
+{
+	if (is_json_context())
+		delete_json_obj();
+	exit(status);
+}
+
 /* "bulkctl: [VERB: ]MESSAGE", one line on stderr, and exit. */
 void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (is_json_context())	/* a JSON array stays whole */
-		delete_json_obj();
-	fprintf(stderr, "bulkctl: ");
-	if (*verb)
-		fprintf(stderr, "%s: ", verb);
+	fprintf(stderr, "bulkctl: %s%s", verb, *verb ? ": " : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(status);
+	quit(status);
 }
 
-/* ---- arguments, tc's rules --------------------------------------------------- */
-
-const char *next_value(int *i, int argc, char **argv)
+static char *next_value(int *i, int argc, char **argv)
 {
 	if (*i + 1 >= argc)
 		bad_arg("missing value for \"%s\"", shown(argv[*i]));
@@ -121,182 +114,148 @@ static void set_once(bool *has, const char *word)
 	*has = true;
 }
 
-static void set_dev(const char **dev, const char *name)
+static void set_dev(struct args *a, const char *name)
 {
-	if (*dev)
+	if (a->dev)
 		bad_arg("duplicate \"dev\"");
 	if (!*name || strlen(name) >= IFNAMSIZ)
 		bad_arg("invalid device name \"%s\"", shown(name));
-	*dev = name;
+	a->dev = name;
 }
 
-/*
- * "[dev] DEV" and "help", common to every verb: true when argv[*i] was one
- * of them. A bare word is the device, as in ip and tc.
- */
-bool common_word(int *i, int argc, char **argv, const char **dev)
+static void find_dev(struct args *a)
+{
+	a->ifindex = ll_name_to_index(a->dev);
+	if (!a->ifindex)
+		bad_arg("cannot find device \"%s\"", shown(a->dev));
+}
+
+/* A word that is never a device, whatever the verb. */
+static bool keyword(const char *w)
 {
 	static const char *const words[] = {
 		"root", "parent", "handle", "file", "interval", "count",
 	};
-	const char *w = argv[*i];
 	size_t k;
 
-	if (strcmp(w, "help") == 0) {
-		usage(stdout);
-		exit(0);
-	}
-	if (strcmp(w, "dev") == 0) {
-		set_dev(dev, next_value(i, argc, argv));
-		return true;
-	}
 	for (k = 0; k < ARRAY_SIZE(words); k++)
 		if (strcmp(w, words[k]) == 0)
-			return false;
-	if (pfb_opt_type(w) || *dev)
-		return false;
-	set_dev(dev, w);
-	return true;
+			return true;
+	return pfb_opt_type(w);
 }
 
-int dev_index(const char *dev)
+/*
+ * "[dev] DEV" (a bare word is the device, as in ip and tc), "help", and the
+ * @words the verb takes, each once.
+ */
+static void parse_args(int argc, char **argv, unsigned int words, struct args *a)
 {
-	int idx;
-
-	if (!dev)
-		bad_arg("missing DEV");
-	idx = ll_name_to_index(dev);
-	if (!idx)
-		bad_arg("cannot find device \"%s\"", shown(dev));
-	return idx;
-}
-
-/* ---- add, change, replace, delete ------------------------------------------------ */
-
-int do_modify(int argc, char **argv)
-{
-	bool del = strcmp(verb, "delete") == 0, has_parent = false, has_handle = false;
-	bool has[TCA_PFIFO_BULK_MAX + 1] = {};
-	__u32 val[TCA_PFIFO_BULK_MAX + 1] = {};
-	__u32 parent = TC_H_ROOT, handle = 0;
-	const char *dev = NULL, *v;
-	struct nlattr *nest = NULL;
-	struct nlmsghdr *nlh;
-	struct tcmsg *tcm;
+	bool has_parent = false, has_handle = false, has_file = false;
+	bool has_interval = false, has_count = false;
+	const char *w, *v;
+	char *end;
 	int i, type;
 
+	memset(a, 0, sizeof(*a));
+	a->parent = TC_H_ROOT;
+	a->interval = 1.0;
 	for (i = 0; i < argc; i++) {
-		const char *w = argv[i];
-
-		if (common_word(&i, argc, argv, &dev))
-			continue;
-		if (strcmp(w, "root") == 0) {
+		w = argv[i];
+		type = words & W_OPTS ? pfb_opt_type(w) : 0;
+		if (strcmp(w, "help") == 0) {
+			exit(usage(stdout));
+		} else if (strcmp(w, "dev") == 0) {
+			set_dev(a, next_value(&i, argc, argv));
+		} else if (!a->dev && !keyword(w)) {
+			set_dev(a, w);
+		} else if (words & W_PLACE && strcmp(w, "root") == 0) {
 			set_once(&has_parent, "root/parent");
-			continue;
-		}
-		if (strcmp(w, "parent") == 0) {
+		} else if (words & W_PLACE && strcmp(w, "parent") == 0) {
 			set_once(&has_parent, "root/parent");
 			v = next_value(&i, argc, argv);
-			if (get_tc_classid(&parent, v))
+			if (get_tc_classid(&a->parent, v))
 				bad_arg("invalid \"parent\": \"%s\" (root, none, MAJ:MIN or :MIN in hex)",
 					shown(v));
-			continue;
-		}
-		if (strcmp(w, "handle") == 0) {
+		} else if (words & W_PLACE && strcmp(w, "handle") == 0) {
 			set_once(&has_handle, w);
 			v = next_value(&i, argc, argv);
-			if (get_qdisc_handle(&handle, v))
+			if (get_qdisc_handle(&a->handle, v))
 				bad_arg("invalid \"handle\": \"%s\" (MAJ: in hex, or none)", shown(v));
-			continue;
-		}
-		type = del ? 0 : pfb_opt_type(w);
-		/* "add limt 5": the typo was taken for the device */
-		if (!type && dev)
-			dev_index(dev);
-		if (!type)
+		} else if (type) {
+			set_once(&a->has[type], w);
+			v = next_value(&i, argc, argv);
+			if (pfb_opt_parse(type, v, &a->val[type]))
+				bad_arg("invalid \"%s\": \"%s\" (%s)", w, shown(v),
+					pfb_opt_syntax[type]);
+		} else if (words & W_FILE && strcmp(w, "file") == 0) {
+			set_once(&has_file, w);
+			a->file = next_value(&i, argc, argv);
+		} else if (words & W_WATCH && strcmp(w, "interval") == 0) {
+			set_once(&has_interval, w);
+			v = next_value(&i, argc, argv);
+			a->interval = strtod(v, &end);
+			if (end == v || *end || !(a->interval >= 0.1 && a->interval <= 3600))
+				bad_arg("invalid \"interval\": \"%s\" (0.1..3600 seconds)", shown(v));
+		} else if (words & W_WATCH && strcmp(w, "count") == 0) {
+			set_once(&has_count, w);
+			v = next_value(&i, argc, argv);
+			if (get_u32(&a->count, v, 0) || a->count < 1)
+				bad_arg("invalid \"count\": \"%s\" (a number from 1)", shown(v));
+		} else {
+			if (a->dev)	/* "add limt 5": the typo was taken for the device */
+				find_dev(a);
 			bad_arg("unknown argument \"%s\"; try \"bulkctl %s help\"",
 				shown(w), verb);
-		set_once(&has[type], w);
-		v = next_value(&i, argc, argv);
-		if (pfb_opt_parse(type, v, &val[type]))
-			bad_arg("invalid \"%s\": \"%s\" (%s)", w, shown(v),
-				pfb_opt_syntax[type]);
+		}
 	}
-
-	nlh = mnl_nlmsg_put_header(nl_buf);
-	nlh->nlmsg_type = del ? RTM_DELQDISC : RTM_NEWQDISC;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	if (strcmp(verb, "add") == 0)
-		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
-	else if (strcmp(verb, "replace") == 0)
-		nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_REPLACE;
-	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = dev_index(dev);
-	tcm->tcm_parent = parent;
-	tcm->tcm_handle = handle;
-	/* On delete the kind makes the kernel refuse to remove another qdisc. */
-	mnl_attr_put_strz(nlh, TCA_KIND, PFB_KIND);
-
-	/* Only what was given: "change" leaves the rest as it is. */
-	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MAX; type++) {
-		if (!has[type])
-			continue;
-		if (!nest)
-			nest = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-		if (pfb_opt_is_u8(type))
-			mnl_attr_put_u8(nlh, type, val[type]);
-		else
-			mnl_attr_put_u32(nlh, type, val[type]);
-	}
-	if (nest)
-		mnl_attr_nest_end(nlh, nest);
-
-	nl_open();
-	if (nl_talk(nlh, NULL, NULL) < 0)
-		kernel_failed(dev);
-	return 0;
+	if (a->dev)
+		find_dev(a);
+	else if (words & W_DEV)
+		bad_arg("missing DEV");
 }
 
-/* ---- main ------------------------------------------------------------------------- */
-
-static int do_help(int argc, char **argv)
-{
-	usage(stdout);
-	return 0;
-}
-
-/* The verbs, tried in this order with tc's matches(): "d" is delete. */
+/*
+ * The verbs, tried in this order with tc's matches() ("d" is delete), and
+ * the words each takes.
+ */
 static const struct cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(const struct args *a);
+	unsigned int words;
 } cmds[] = {
-	{ "add", do_modify }, { "change", do_modify }, { "replace", do_modify },
-	{ "delete", do_modify }, { "show", do_show }, { "list", do_show },
-	{ "watch", do_watch }, { "help", do_help },
+	{ "add", do_modify, W_DEV | W_PLACE | W_OPTS },
+	{ "change", do_modify, W_DEV | W_PLACE | W_OPTS },
+	{ "replace", do_modify, W_DEV | W_PLACE | W_OPTS },
+	{ "delete", do_modify, W_DEV | W_PLACE },
+	{ "show", do_show, W_FILE }, { "list", do_show, W_FILE },
+	{ "watch", do_watch, W_DEV | W_WATCH }, { "help", NULL, 0 },
 };
 
 static int do_cmd(int argc, char **argv, void *data)
 {
 	const struct cmd *c;
+	struct args a;
 
 	verb = "";		/* -batch: the previous line's is done */
 	for (c = cmds; c < cmds + ARRAY_SIZE(cmds); c++) {
-		if (matches(argv[0], c->name) == 0) {
-			verb = c->name;
-			return c->fn(argc - 1, argv + 1);
-		}
+		if (matches(argv[0], c->name))
+			continue;
+		verb = c->name;
+		if (!c->fn)
+			return usage(stdout);
+		parse_args(argc - 1, argv + 1, c->words, &a);
+		return c->fn(&a);
 	}
 	bad_arg("unknown command \"%s\"; try \"bulkctl help\"", shown(argv[0]));
 }
 
 int main(int argc, char **argv)
 {
-	const char *batch = NULL;
-	char *netns = NULL;
+	char *batch = NULL, *netns = NULL;
+	int i;
 
-	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
-		const char *opt = argv[0] + (argv[0][1] == '-');	/* --json */
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *opt = argv[i] + (argv[i][1] == '-');	/* --json */
 
 		if (matches(opt, "-json") == 0) {
 			json = 1;
@@ -306,23 +265,16 @@ int main(int argc, char **argv)
 			   matches(opt, "-statistics") == 0) {
 			show_stats = 1;
 		} else if (matches(opt, "-netns") == 0) {
-			if (argc < 2)
-				bad_arg("missing value for \"%s\"", shown(argv[0]));
-			netns = *++argv;
-			argc--;
+			netns = next_value(&i, argc, argv);
 		} else if (matches(opt, "-batch") == 0) {
-			if (argc < 2)
-				bad_arg("missing value for \"%s\"", shown(argv[0]));
-			batch = *++argv;
-			argc--;
+			batch = next_value(&i, argc, argv);
 		} else if (matches(opt, "-help") == 0) {
-			usage(stdout);
-			return 0;
+			return usage(stdout);
 		} else if (matches(opt, "-Version") == 0 || matches(opt, "-version") == 0) {
 			printf("bulkctl %s\n", BULKCTL_VERSION);
 			return 0;
 		} else {
-			bad_arg("unknown option \"%s\"; try \"bulkctl help\"", shown(argv[0]));
+			bad_arg("unknown option \"%s\"; try \"bulkctl help\"", shown(argv[i]));
 		}
 	}
 	if (netns && (!*netns || strchr(netns, '/') || !strcmp(netns, ".") ||
@@ -333,9 +285,7 @@ int main(int argc, char **argv)
 	/* One command per line, as tc -batch; the first to fail ends it. */
 	if (batch)
 		return do_batch(batch, false, do_cmd, NULL);
-	if (argc < 1) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	return do_cmd(argc, argv, NULL);
+	if (i == argc)
+		return usage(stderr);
+	return do_cmd(argc - i, argv + i, NULL);
 }

@@ -4,22 +4,18 @@
  * qdiscs, printed by tc's own code, from the kernel or from a saved dump.
  */
 
-#include <stdio.h>
-#include <string.h>
-
-#include "utils.h"
-#include "tc_util.h"
 #include "bulkctl.h"
-
+#include "tc_util.h"
 
 /*
- * "tc [-s] [-j] qdisc show [dev DEV]", line for line: tc's print_qdisc()
- * (tc/tc_qdisc.c) for one pfifo_bulk, with tc's own helpers.
+ * The generic part is that of tc's print_qdisc() (tc/tc_qdisc.c), which
+ * cannot be called here: whether it prints "dev" depends on a static that
+ * only tc's own dump sets. Options and statistics print as the plugin
+ * prints them, the generic statistics and estimators by tc's
+ * print_tcstats_attr().
  */
-static void print_qdisc(struct dump *d, const struct nlmsghdr *nlh,
-			const struct nlattr **tb)
+static void print_one(struct dump *d, const struct tcmsg *t, struct rtattr **tb)
 {
-	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
 	struct rtattr *xstats = NULL;
 	struct pfb_xstats x;
 	struct pfb_qopt o;
@@ -41,16 +37,15 @@ static void print_qdisc(struct dump *d, const struct nlmsghdr *nlh,
 	if (t->tcm_info != 1)
 		print_uint(PRINT_ANY, "refcnt", "refcnt %u ", t->tcm_info);
 	open_json_object("options");
-	read_opts(tb[TCA_OPTIONS], &o);
+	pfb_read_qopt(&o, tb[TCA_OPTIONS]);
 	pfb_print_qopt(&o);
 	close_json_object();
 	print_nl();
 	if (show_stats && (tb[TCA_STATS] || tb[TCA_STATS2] || tb[TCA_XSTATS])) {
-		/* struct nlattr and struct rtattr are the same header */
-		print_tcstats_attr(stdout, (struct rtattr **)tb, " ", &xstats);
+		print_tcstats_attr(stdout, tb, " ", &xstats);
 		print_nl();
 		if (xstats) {
-			read_xstats((const struct nlattr *)xstats, &x);
+			pfb_read_xstats(&x, xstats);
 			pfb_print_xstats(&x);
 			print_nl();
 		}
@@ -58,35 +53,17 @@ static void print_qdisc(struct dump *d, const struct nlmsghdr *nlh,
 	close_json_object();
 }
 
-int do_show(int argc, char **argv)
+/* As tc: nothing to show is no error, and JSON is then "[]". */
+int do_show(const struct args *a)
 {
-	struct dump d = { .fn = print_qdisc };
-	const char *dev = NULL, *file = NULL;
-	int i;
+	struct dump d = { .ifindex = a->ifindex, .fn = print_one };
 
-	for (i = 0; i < argc; i++) {
-		if (common_word(&i, argc, argv, &dev))
-			continue;
-		if (strcmp(argv[i], "file") != 0)
-			bad_arg("unknown argument \"%s\"; try \"bulkctl show help\"",
-				shown(argv[i]));
-		if (file)
-			bad_arg("duplicate \"file\"");
-		file = next_value(&i, argc, argv);
-	}
-	if (dev)
-		d.ifindex = dev_index(dev);
-
-	/* As tc: nothing to show is no error, and JSON is then "[]". */
 	new_json_obj(json);
-	if (file) {
-		read_qdiscs(&d, file);
-	} else {
-		nl_open();
+	if (a->file)
+		read_qdiscs(&d, a->file);
+	else
 		dump_qdiscs(&d);
-	}
 	delete_json_obj();
 	fflush(stdout);
 	return 0;
 }
-

@@ -7,15 +7,12 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "utils.h"
-#include "tc_util.h"
 #include "bulkctl.h"
+#include "tc_util.h"
 
 /*
  * The counters of one qdisc, or what they counted over an interval:
@@ -34,20 +31,20 @@ struct samples {
 	size_t n, cap;
 };
 
+static volatile sig_atomic_t stop;	/* SIGINT or SIGTERM seen */
+
 static void on_signal(int sig)
 {
 	stop = 1;
 }
 
-static void add_sample(struct dump *d, const struct nlmsghdr *nlh,
-		       const struct nlattr **tb)
+static void add_sample(struct dump *d, const struct tcmsg *t, struct rtattr **tb)
 {
-	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *st[TCA_STATS_MAX + 1];
+	struct rtattr *st[TCA_STATS_MAX + 1] = {};
 	struct gnet_stats_basic basic = {};
 	struct gnet_stats_queue queue = {};
 	struct samples *ss = d->priv;
-	struct pfb_xstats x = {};
+	struct pfb_xstats x;
 	struct sample *s;
 
 	if (ss->n == ss->cap) {
@@ -56,18 +53,17 @@ static void add_sample(struct dump *d, const struct nlmsghdr *nlh,
 		if (!ss->s)
 			die(EXIT_KERNEL, "out of memory");
 	}
-	read_stats2(tb[TCA_STATS2], st);
-	if (st[TCA_STATS_BASIC])
-		memcpy(&basic, mnl_attr_get_payload(st[TCA_STATS_BASIC]), sizeof(basic));
-	if (st[TCA_STATS_QUEUE])
-		memcpy(&queue, mnl_attr_get_payload(st[TCA_STATS_QUEUE]), sizeof(queue));
-	read_xstats(st[TCA_STATS_APP], &x);
+	if (tb[TCA_STATS2])
+		parse_rtattr_nested(st, TCA_STATS_MAX, tb[TCA_STATS2]);
+	pfb_attr_get(st[TCA_STATS_BASIC], sizeof(basic), &basic);
+	pfb_attr_get(st[TCA_STATS_QUEUE], sizeof(queue), &queue);
+	pfb_read_xstats(&x, st[TCA_STATS_APP]);
 	s = &ss->s[ss->n++];
 	s->handle = t->tcm_handle;
 	s->parent = t->tcm_parent;
+	s->c[S_PACKETS] = basic.packets;
 	/* As tc: the 64-bit count wins when the kernel sends one. */
-	s->c[S_PACKETS] = st[TCA_STATS_PKT64] ? mnl_attr_get_u64(st[TCA_STATS_PKT64]) :
-			  basic.packets;
+	pfb_attr_get(st[TCA_STATS_PKT64], 8, &s->c[S_PACKETS]);
 	s->c[S_DROPS] = queue.drops;
 	memcpy(&s->c[S_X], x.v, sizeof(x.v));
 }
@@ -86,26 +82,10 @@ static void sample(struct dump *d, const char *dev, struct samples *ss)
 {
 	ss->n = 0;
 	d->priv = ss;
-	d->count = 0;
 	dump_qdiscs(d);
-	if (!d->count)
+	if (!ss->n)
 		die(EXIT_KERNEL, "no %s qdisc on %s", PFB_KIND, shown(dev));
 	qsort(ss->s, ss->n, sizeof(*ss->s), by_place);
-}
-
-/*
- * What @now counted since @then, the same qdisc (ifindex, handle, parent)
- * one interval earlier, or NULL when it is new: all it counted is new.
- * A counter that went down belongs to a qdisc deleted and created again.
- */
-static void delta(struct sample *d, const struct sample *now,
-		  const struct sample *then)
-{
-	int i;
-
-	for (i = 0; i < S_N; i++)
-		d->c[i] = then && now->c[i] >= then->c[i] ?
-			  now->c[i] - then->c[i] : now->c[i];
 }
 
 /* A rate: text with a fraction, JSON a whole number (never %g's 1e+06). */
@@ -156,9 +136,15 @@ static void report(const char *dev, const struct samples *then,
 			if (then->s[j].handle == now->s[i].handle &&
 			    then->s[j].parent == now->s[i].parent)
 				prev = &then->s[j];
-		delta(&d, &now->s[i], prev);
-		for (k = 0; k < S_N; k++)
+		/*
+		 * All that a new qdisc counted is new; a counter that went
+		 * down is that of a qdisc deleted and created again.
+		 */
+		for (k = 0; k < S_N; k++) {
+			d.c[k] = now->s[i].c[k] - (prev && now->s[i].c[k] >= prev->c[k] ?
+						   prev->c[k] : 0);
 			total.c[k] += d.c[k];
+		}
 		snprintf(h, sizeof(h), "%x:", now->s[i].handle >> 16);
 		print_tc_classid(p, sizeof(p), now->s[i].parent);
 		snprintf(name, sizeof(name), "%s %s", h, p);
@@ -176,76 +162,53 @@ static void report(const char *dev, const struct samples *then,
 	fflush(stdout);
 }
 
-int do_watch(int argc, char **argv)
+static double now(void)
 {
-	struct dump d = { .fn = add_sample };
-	struct samples a = {}, b = {}, t;
-	struct timespec t0, t1, next;
-	struct sigaction sa = { .sa_handler = on_signal };
-	double interval = 1.0;
-	const char *dev = NULL, *v;
-	__u32 count = 0, n;
-	char *end;
-	int i;
+	struct timespec ts;
 
-	for (i = 0; i < argc; i++) {
-		if (common_word(&i, argc, argv, &dev))
-			continue;
-		if (strcmp(argv[i], "interval") == 0) {
-			v = next_value(&i, argc, argv);
-			interval = strtod(v, &end);
-			if (end == v || *end || !isfinite(interval) ||
-			    interval < 0.1 || interval > 3600)
-				bad_arg("invalid \"interval\": \"%s\" (0.1..3600 seconds)", shown(v));
-		} else if (strcmp(argv[i], "count") == 0) {
-			v = next_value(&i, argc, argv);
-			if (get_u32(&count, v, 0) || count < 1)
-				bad_arg("invalid \"count\": \"%s\" (a number from 1)", shown(v));
-		} else {
-			bad_arg("unknown argument \"%s\"; try \"bulkctl watch help\"",
-				shown(argv[i]));
-		}
-	}
-	d.ifindex = dev_index(dev);
-	show_stats = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+int do_watch(const struct args *a)
+{
+	struct dump d = { .ifindex = a->ifindex, .fn = add_sample };
+	struct samples s1 = {}, s2 = {}, swap;
+	double t0, t1, deadline;
+	struct timespec next;
+	__u32 n;
 
-	nl_open();
-	sample(&d, dev, &a);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	next = t0;
+	/* clock_nanosleep() returns EINTR, whatever SA_RESTART says */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	sample(&d, a->dev, &s1);
+	t0 = deadline = now();
 	if (!json)
 		printf("# %s on %s, every %g s; bytes%% to empty%%: share of the batches ended by each reason;\n"
 		       "# bypass%%: share of the packets sent at once, without queueing\n"
 		       "#%-11s %10s %10s %7s %9s %7s %7s %7s %7s %7s\n",
-		       PFB_KIND, dev, interval, "qdisc", "pkts/s", "batches/s", "mean",
+		       PFB_KIND, a->dev, a->interval, "qdisc", "pkts/s", "batches/s", "mean",
 		       "drops/s", "bytes%", "pkts%", "budget%", "empty%", "bypass%");
-	for (n = 0; !stop && (!count || n < count); n++) {
-		next.tv_sec += (time_t)interval;
-		next.tv_nsec += (long)((interval - floor(interval)) * 1e9);
-		if (next.tv_nsec >= 1000000000L) {
-			next.tv_sec++;
-			next.tv_nsec -= 1000000000L;
-		}
+	for (n = 0; !stop && (!a->count || n < a->count); n++) {
+		/* a fixed beat: the time a dump takes does not add up */
+		deadline += a->interval;
+		next.tv_sec = deadline;
+		next.tv_nsec = (deadline - next.tv_sec) * 1e9;
 		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 						&next, NULL) == EINTR)
 			;
 		if (stop)
 			break;
-		sample(&d, dev, &b);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		report(dev, &a, &b,
-		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-		t = a;
-		a = b;
-		b = t;
+		sample(&d, a->dev, &s2);
+		t1 = now();
+		report(a->dev, &s1, &s2, t1 - t0);
+		swap = s1;
+		s1 = s2;
+		s2 = swap;
 		t0 = t1;
 	}
-	free(a.s);
-	free(b.s);
+	free(s1.s);
+	free(s2.s);
 	return 0;
 }
-

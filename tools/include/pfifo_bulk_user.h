@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the tc plugin (tc-plugin/q_pfifo_bulk.c) and bulkctl share: the kind,
- * the option words and mode names, the dumped values, and how options and
- * extended statistics print (pfb_print_qopt(), pfb_print_xstats()), and how
- * an option's value parses (pfb_opt_parse()). Both tools use iproute2's
- * helpers: the plugin those of the tc that loads it, bulkctl the same
- * functions compiled from the iproute2 source (tools/bulkctl/Makefile), so
- * "tc -s [-j] qdisc show" and "bulkctl [-s] [-j] show" cannot drift apart,
- * and both take what tc takes: counts in any base (get_unsigned(.., 0)),
- * sizes as get_size(), times as get_time() ("800us", "1ms"; a bare number
- * is microseconds). JSON carries the kernel's numbers only (times in their
- * units); text prints sizes and times as tc prints them.
+ * the option words and mode names, how an option's value parses
+ * (pfb_opt_parse()) and the options go into a request (pfb_add_opts()), and
+ * how a dump's options and extended statistics are read (pfb_read_qopt(),
+ * pfb_read_xstats()) and print (pfb_print_qopt(), pfb_print_xstats()).
+ * Both tools use iproute2's helpers: the plugin those of the tc that loads
+ * it, bulkctl the same functions compiled from the iproute2 source
+ * (tools/bulkctl/Makefile), so "tc -s [-j] qdisc show" and "bulkctl [-s]
+ * [-j] show" cannot drift apart, and both take what tc takes: counts in
+ * any base (get_unsigned(.., 0)), sizes as get_size(), times as get_time()
+ * ("800us", "1ms"; a bare number is microseconds). JSON carries the
+ * kernel's numbers only (times in their units); text prints sizes and
+ * times as tc prints them.
  *
  * Ranges are not here: the kernel checks them (its netlink policy) and its
  * extended ack names the option and the range; the tools only parse.
@@ -127,6 +129,32 @@ static inline int pfb_opt_parse(int type, const char *s, __u32 *v)
 }
 
 /*
+ * The options given (@has[type]), and only those, as the TCA_OPTIONS nest
+ * of request @n: nothing at all keeps the kernel's defaults, and "change"
+ * touches nothing else.
+ */
+static inline void pfb_add_opts(struct nlmsghdr *n, int maxlen, const bool *has,
+				const __u32 *val)
+{
+	struct rtattr *tail = NULL;
+	int type;
+
+	for (type = TCA_PFIFO_BULK_LIMIT; type <= TCA_PFIFO_BULK_MAX; type++) {
+		if (!has[type])
+			continue;
+		/* The qdisc parses TCA_OPTIONS strictly: the nest flag is required. */
+		if (!tail)
+			tail = addattr_nest(n, maxlen, TCA_OPTIONS | NLA_F_NESTED);
+		if (pfb_opt_is_u8(type))
+			addattr8(n, maxlen, type, val[type]);
+		else
+			addattr32(n, maxlen, type, val[type]);
+	}
+	if (tail)
+		addattr_nest_end(n, tail);
+}
+
+/*
  * A dump, as both tools read it: only attributes of the right length are
  * marked present; unknown ones (a newer kernel) are not kept.
  */
@@ -143,26 +171,27 @@ struct pfb_xstats {
 };
 
 /*
- * Reading a dump from a table of attributes by type, as iproute2's
- * parse_rtattr_nested() and libmnl's parsers leave them: struct rtattr and
- * struct nlattr are the same 4-byte header (length, type) and payload, so
- * one reader serves both tools. An attribute counts only at its exact size.
+ * Reading a dump's nests (TCA_OPTIONS, the xstats) with iproute2's parser,
+ * as both tools do: an attribute counts only at its exact size.
  */
-static inline bool pfb_attr_get(const void *a, unsigned int len, void *v)
+static inline bool pfb_attr_get(const struct rtattr *a, unsigned int len, void *v)
 {
-	const uint16_t *hdr = a;
-
-	if (!a || hdr[0] != 4 + len)
+	if (!a || RTA_PAYLOAD(a) != len)
 		return false;
-	memcpy(v, (const char *)a + 4, len);
+	memcpy(v, RTA_DATA(a), len);
 	return true;
 }
 
-static inline void pfb_read_qopt(struct pfb_qopt *o, const void *const *tb)
+static inline void pfb_read_qopt(struct pfb_qopt *o, struct rtattr *opt)
 {
-	uint8_t u8;
+	struct rtattr *tb[TCA_PFIFO_BULK_MAX + 1];
+	uint8_t u8 = 0;
 	int t;
 
+	memset(o, 0, sizeof(*o));
+	if (!opt)
+		return;
+	parse_rtattr_nested(tb, TCA_PFIFO_BULK_MAX, opt);
 	for (t = TCA_PFIFO_BULK_LIMIT; t <= TCA_PFIFO_BULK_MAX; t++) {
 		if (!pfb_opt_is_u8(t))
 			o->has[t] = pfb_attr_get(tb[t], 4, &o->v[t]);
@@ -171,17 +200,24 @@ static inline void pfb_read_qopt(struct pfb_qopt *o, const void *const *tb)
 	}
 }
 
-/* @hist: the table of the TCA_PFIFO_BULK_XSTATS_HIST nest, if there is one. */
-static inline void pfb_read_xstats(struct pfb_xstats *x, const void *const *tb,
-				   const void *const *hist)
+static inline void pfb_read_xstats(struct pfb_xstats *x, struct rtattr *xstats)
 {
+	struct rtattr *tb[TCA_PFIFO_BULK_XSTATS_MAX + 1];
+	struct rtattr *h[TCA_PFIFO_BULK_HIST_MAX + 1];
 	int t;
 
+	memset(x, 0, sizeof(*x));
+	if (!xstats)
+		return;
+	parse_rtattr_nested(tb, TCA_PFIFO_BULK_XSTATS_MAX, xstats);
 	for (t = TCA_PFIFO_BULK_XSTATS_BATCHES; t <= TCA_PFIFO_BULK_XSTATS_MAX; t++)
 		x->has[t] = pfb_attr_get(tb[t], 8, &x->v[t]);
-	x->has[TCA_PFIFO_BULK_XSTATS_HIST] = hist;
-	for (t = TCA_PFIFO_BULK_HIST_1; hist && t <= TCA_PFIFO_BULK_HIST_MAX; t++)
-		x->has_bucket[t] = pfb_attr_get(hist[t], 8, &x->hist[t]);
+	x->has[TCA_PFIFO_BULK_XSTATS_HIST] = tb[TCA_PFIFO_BULK_XSTATS_HIST];
+	if (!tb[TCA_PFIFO_BULK_XSTATS_HIST])
+		return;
+	parse_rtattr_nested(h, TCA_PFIFO_BULK_HIST_MAX, tb[TCA_PFIFO_BULK_XSTATS_HIST]);
+	for (t = TCA_PFIFO_BULK_HIST_1; t <= TCA_PFIFO_BULK_HIST_MAX; t++)
+		x->has_bucket[t] = pfb_attr_get(h[t], 8, &x->hist[t]);
 }
 
 static inline const char *pfb_mode_str(uint32_t m)
