@@ -11,7 +11,8 @@
 # no "0b") and are valgrind-clean; and for bulkctl: tc's grammar (global
 # options, optional "dev", "VERB help", -n NETNS), one-line errors naming
 # the word, show DEV without a pfifo_bulk failing, and "show file" text
-# byte-identical to tc's and JSON with the canned values.
+# byte-identical to tc's and JSON with the canned values (and a file that
+# is no dump failing).
 #
 # Nothing here may reach the host kernel: when run as root every command runs
 # as nobody in a fresh network namespace, so even a request that slipped
@@ -209,6 +210,8 @@ expect_1line "bulkctl show dev (no name)" 1 '^bulkctl: show: missing value for "
 absent "bulkctl show dev" 'cannot find device "dev"'
 expect_1line "bulkctl watch interval 0" 1 'invalid "interval": "0"' "${B[@]}" watch lo interval 0
 expect_1line "bulkctl watch count 0" 1 'invalid "count": "0"' "${B[@]}" watch dev lo count 0
+expect_1line "bulkctl watch interval twice" 1 '^bulkctl: watch: duplicate "interval"$' \
+	"${B[@]}" watch lo interval 1 interval 2
 expect_1line "bulkctl options go before the verb" 1 'unknown argument "-j"' "${B[@]}" show lo -j
 expect_1line "bulkctl -n without a name" 1 'missing value for "-n"' "${B[@]}" -n
 expect_1line "bulkctl -n no such netns" 1 \
@@ -242,6 +245,12 @@ check "bulkctl -s text = tc -s text, byte for byte" diff -u "$tmp/tc.txt" "$tmp/
 run b.txt "${B[@]}" show file "$tmp/canned"
 run tc.txt "${TC[@]}" monitor file "$tmp/canned"
 check "bulkctl text = tc text, byte for byte" diff -u "$tmp/tc.txt" "$tmp/b.txt"
+# A file that is not a dump (an ELF header, read as a netlink length):
+# iproute2's reader says so, and bulkctl fails.
+printf '\177ELF%060d' 0 > "$tmp/notadump"
+chmod 644 "$tmp/notadump"
+expect_1line "bulkctl show file of no dump" 2 '^!!!malformed message: len=1179403647' \
+	"${B[@]}" show file "$tmp/notadump"
 run b.json "${B[@]}" -s -j show file "$tmp/canned"
 check_eq "bulkctl -s -j show file: exit status (valgrind clean)" "$rc" 0
 check "bulkctl JSON parses" eval 'jq -e "length == 5" "$tmp/b.json" >/dev/null'
