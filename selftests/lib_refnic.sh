@@ -155,12 +155,47 @@ refnic_dbg() {
 	echo "/sys/kernel/debug/refnic/$1/$2"
 }
 
+# refnic_bql DEV [on|off]: switch BQL accounting of DEV on or off (debugfs;
+# a running DEV restarts), or print "on" or "off". debugfs is not per
+# network namespace: DEV may be in any, and this runs in the initial one
+# (ip netns exec would hide debugfs behind the namespace's own sysfs).
+refnic_bql() {
+	local f=/sys/kernel/debug/refnic/$1/bql
+	case ${2:-} in
+	on)	echo 1 > "$f" ;;
+	off)	echo 0 > "$f" ;;
+	"")	case $(cat "$f") in 1) echo on ;; 0) echo off ;; *) return 1 ;; esac ;;
+	*)	echo "refnic_bql: $2: not on or off" >&2; return 1 ;;
+	esac
+}
+
 # refnic_inflight DEV [NS]: BQL bytes in flight, summed over DEV's TX queues.
 refnic_inflight() {
 	local run=
 	[ -n "${2:-}" ] && run="ip netns exec $2"
 	$run sh -c "cat /sys/class/net/$1/queues/tx-*/byte_queue_limits/inflight" |
 		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# refnic_bounded CMD...: run CMD, which takes RTNL, for at most 20 s; its
+# status is ours, its stderr in the file $REFNIC_ERR (default: dropped).
+# Still running by then, it is stuck in the kernel and cannot be killed:
+# fail the test now, without the cleanups (they would hang on RTNL too).
+# The verdict goes to fd 3, which the test opens (exec 3>&1: the checks'
+# own output, which check_fails silences).
+refnic_bounded() {
+	local pid i
+
+	"$@" >/dev/null 2>"${REFNIC_ERR:-/dev/null}" 3>&- &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		kill -0 $pid 2>/dev/null || { wait $pid; return; }
+		sleep 0.1
+	done
+	pfb_checks=$((pfb_checks + 1))
+	echo "not ok $pfb_checks '$*' still running after 20 s: stuck under RTNL" >&3
+	trap - EXIT
+	exit 1
 }
 
 # refnic_unaccounted A B [NSB [NSA]]: frames A posted that neither reached

@@ -16,6 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_trace.sh"
 . "$(dirname "$0")/lib_userspace.sh"
+. "$(dirname "$0")/lib_refnic.sh"
 require_root
 require_cmd tc jq ethtool python3
 fuzz=$PFB_TESTDIR/nl_fuzz
@@ -33,7 +34,7 @@ defer "ip link del $dev"
 sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
 ip link set $dev up
 check "line rate 2 Mb/s" ethtool -s $dev speed 2
-check_eq "BQL on" "$(ethtool --show-priv-flags $dev | awk '$1 == "bql:" { print $2 }')" on
+check_eq "BQL on" "$(refnic_bql $dev)" on
 check "pfifo_bulk root" tc qdisc add dev $dev root handle 1: pfifo_bulk || pfb_exit
 mac=02:00:00:00:00:01
 

@@ -71,7 +71,7 @@ device() {
 	[ "$2" = off ] && ring=64
 	ethtool -G $dev tx $ring &&
 	ethtool -s $dev speed "$1" &&
-	ethtool --set-priv-flags $dev bql "$2" &&
+	refnic_bql $dev "$2" &&
 	ethtool -C $dev tx-usecs 10000 tx-frames 16 || return 1
 	[ "$2" = off ] || echo 30000 > $bqlsys/limit_min
 }

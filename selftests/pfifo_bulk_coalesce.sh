@@ -141,7 +141,7 @@ paced() {
 	local name=$1 bql=$2 p0 d0 p1 d1 t0 t1
 	shift 2
 	dbpp= secs=
-	ethtool --set-priv-flags $dev bql "$bql" || return 1
+	refnic_bql $dev "$bql" || return 1
 	tc qdisc del dev $dev root 2>/dev/null
 	tc qdisc add dev $dev root handle 1: "$@" || return 1
 	read -r p0 d0 < <(counters)

@@ -53,7 +53,7 @@ run() {
 	local name=$1 bql=$2 kind=$3 i p0 d0 m0 s0 p1 d1 m1 s1 offered drops
 	shift 3
 	pkts= db= more= stops= dbpp=
-	check "$name: bql $bql" ethtool --set-priv-flags $dev bql "$bql" || return 1
+	check "$name: bql $bql" refnic_bql $dev "$bql" || return 1
 	tc qdisc del dev $dev root 2>/dev/null
 	if [ "$kind" = pfifo_bulk ]; then
 		check "$name: qdisc set" $PFB_NL add $dev -H 1: limit $limit "$@" || return 1
@@ -96,5 +96,5 @@ check_eq "BQL off: pfifo_bulk takes the NOBQL path" "$(pfb_opt $dev effective_mo
 
 check_eq "histogram total = doorbells" "$(refnic_hist_sum $dev)" "$(ethtool_stat $dev tx_doorbells)"
 check_eq "no TX timeouts" "$(ethtool_stat $dev tx_timeouts)" 0
-ethtool --set-priv-flags $dev bql on
+refnic_bql $dev on
 pfb_exit

@@ -34,7 +34,7 @@ x() {
 ip link add $dev type refnic || setup_failed "refnic $dev"
 defer "ip link del $dev"
 sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
-must ethtool --set-priv-flags $dev bql off
+must refnic_bql $dev off
 must ethtool -G $dev tx 4096
 must ip link set $dev up
 

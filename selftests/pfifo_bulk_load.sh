@@ -50,7 +50,7 @@ else
 	defer "ip link del $dev"
 	sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
 	sysctl -qw net.ipv6.conf.$peer.disable_ipv6=1
-	ethtool --show-priv-flags $dev | grep -q bql || setup_failed "refnic has no bql flag"
+	refnic_bql $dev >/dev/null || setup_failed "refnic has no BQL switch"
 	ip link set $peer up && ip link set $dev up || setup_failed "links up"
 	# 2 Mb/s (about 4000 frames/s) is below what two pktgen threads offer
 	# even on single-threaded TCG: the device is the bottleneck and the
@@ -153,7 +153,7 @@ run_case "auto default" pfifo_bulk
 run_case "stock pfifo" pfifo
 
 if [ $bound = 1 ]; then
-	check "bql off" ethtool --set-priv-flags $dev bql off || pfb_exit
+	check "bql off" refnic_bql $dev off || pfb_exit
 	run_case "bql off: stock pfifo" pfifo &&
 		check_eq "bql off: stock pfifo batches are 1" "$mean" 1.00
 	if run_case "bql off: pfifo_bulk" pfifo_bulk; then
@@ -163,6 +163,6 @@ if [ $bound = 1 ]; then
 		xfail_on_slow check_cmp "bql off: pfifo_bulk mean batch > 2" "$mean" ">" 2
 		check_eq "bql off: nobql path" "$(pfb_opt $dev effective_mode)" nobql
 	fi
-	ethtool --set-priv-flags $dev bql on
+	refnic_bql $dev on
 fi
 pfb_exit

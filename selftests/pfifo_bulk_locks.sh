@@ -84,7 +84,7 @@ limit=$((2 * total))
 dev=pfblk0
 
 refnic_device_bound $dev
-[ "$(ethtool --show-priv-flags $dev | awk '$1 == "bql:" { print $2 }')" = on ] ||
+[ "$(refnic_bql $dev)" = on ] ||
 	setup_failed "BQL is not on"
 pktgen_setup $dev 02:00:00:00:00:01 "$count"
 lock_count_start || setup_failed "kprobes on _raw_spin_lock and _raw_spin_trylock"

@@ -45,7 +45,7 @@ echo "# $dev -> $peer (refnic), $flows flows of $count packets"
 # (the peer's report) and $x (the qdisc's dump).
 run() {
 	local name=$1 bql=$2 speed=${3:-2} out=/tmp/pfb-order.$$ i
-	ethtool --set-priv-flags $dev bql "$bql" &&
+	refnic_bql $dev "$bql" &&
 	ethtool -G $dev tx 16 &&
 	ethtool -s $dev speed "$speed" &&
 	ethtool -C $dev tx-usecs 1000 tx-frames 4 || return 1

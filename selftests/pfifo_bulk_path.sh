@@ -66,7 +66,7 @@ defer "ip link del $dev"
 sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
 # 2 Mb/s with coalesced completions and a short ring: the device is the
 # bottleneck, so the qdisc holds a backlog and batches can form.
-must ethtool --set-priv-flags $dev bql off
+must refnic_bql $dev off
 must ethtool -G $dev tx 64
 must ethtool -s $dev speed 2
 must ethtool -C $dev tx-usecs 10000 tx-frames 16
@@ -82,7 +82,7 @@ batch_load "re-attached default qdisc, no BQL"
 
 # --- 3: path changes under load, watched without touching the qdisc ---------
 must $PFB_NL replace $dev -H 1: limit 500 bulk_pkts 8
-must ethtool --set-priv-flags $dev bql on
+must refnic_bql $dev on
 
 # Queue_xmit flows on every CPU, count 0 (until stopped), paced so that the
 # changes themselves still get CPU time, and one start_xmit flow on CPU 0
@@ -104,21 +104,21 @@ defer "kill $pg_pid"
 q="tc qdisc change dev $dev root pfifo_bulk"
 steps=(
 	"$q mode nobql"
-	"ethtool --set-priv-flags $dev bql off"
+	"refnic_bql $dev off"
 	"$q bulk_pkts 1"
 	"$q mode bql bulk_pkts 4"
-	"ethtool --set-priv-flags $dev bql on"
+	"refnic_bql $dev on"
 	"$q mode auto bulk_bytes 300 bulk_pkts 0"
 	"ethtool -G $dev tx 256"
 	"$q mode nobql bulk_pkts 9"
 	"ethtool -s $dev speed 0"
 	"$q mode auto bulk_bytes 0 bulk_pkts 8"
 	"ethtool -s $dev speed 2"
-	"ethtool --set-priv-flags $dev bql off"
+	"refnic_bql $dev off"
 	"$q mode bql"
 	"ethtool -G $dev tx 64"
 	"$q mode auto"
-	"ethtool --set-priv-flags $dev bql on"
+	"refnic_bql $dev on"
 )
 failed_steps=0
 for step in "${steps[@]}"; do

@@ -5,7 +5,7 @@
 # Under pfifo, a pktgen queue_xmit load (one thread per CPU) and a 10 Mb/s
 # line that makes the device the bottleneck, the core bulk-dequeues with BQL
 # on: fewer doorbells than packets, and packets sent with xmit_more. With the
-# bql private flag off the core never bulks: exactly one doorbell per packet.
+# BQL switch (debugfs) off the core never bulks: exactly one doorbell per packet.
 # pktgen's own start_xmit burst 8 (no qdisc) gives one doorbell per 8.
 # Counters add up: histogram total = doorbells, completions = packets.
 
@@ -50,7 +50,7 @@ run_load() {
 n=3000
 total=$(($(nproc) * n))
 
-check_eq "bql flag defaults on" "$(ethtool --show-priv-flags $dev | awk '/^bql/ { print $2 }')" on
+check_eq "BQL switch defaults on" "$(refnic_bql $dev)" on
 run_load $n
 echo "# BQL on: $d_pkts packets, $d_db doorbells, $d_more with xmit_more"
 check_eq "BQL on: every packet sent" "$d_pkts" "$total"
@@ -61,14 +61,14 @@ check_cmp "BQL on: packets with xmit_more" "$d_more" ">" 0
 check_cmp "BQL on: doorbells >= packets without xmit_more" "$d_db" ">=" $((d_pkts - d_more))
 check_cmp "BQL on: extra doorbells only on ring-full stops" "$d_db" "<=" $((d_pkts - d_more + d_full))
 
-check "bql flag off" ethtool --set-priv-flags $dev bql off
-check_eq "bql flag reads off" "$(ethtool --show-priv-flags $dev | awk '/^bql/ { print $2 }')" off
+check "BQL switch off" refnic_bql $dev off
+check_eq "BQL switch reads off" "$(refnic_bql $dev)" off
 run_load $n
 echo "# BQL off: $d_pkts packets, $d_db doorbells, $d_more with xmit_more"
 check_eq "BQL off: every packet sent" "$d_pkts" "$total"
 check_eq "BQL off: one doorbell per packet" "$d_db" "$d_pkts"
 check_eq "BQL off: no xmit_more" "$d_more" 0
-check "bql flag back on" ethtool --set-priv-flags $dev bql on
+check "BQL switch back on" refnic_bql $dev on
 
 check "line rate unlimited (speed 0)" ethtool -s $dev speed 0
 check_eq "speed reported unknown" "$(ethtool $dev | awk '/Speed:/ { print $2 }')" Unknown!

@@ -148,16 +148,16 @@ check_eq "off: no fault" "$d_busy $d_stop $d_fdrop $d_txdrop" "0 0 0 0"
 lossless "off"
 check_eq "no timeouts" "$(ethtool_stat $a tx_timeouts)" 0
 
-# A restart counts afresh: drop_every 5, a restart (the BQL flag), three
+# A restart counts afresh: drop_every 5, a restart (the BQL switch), three
 # frames, a restart, two frames: none dropped. (The count used to survive the restart:
 # the second frame after it was dropped.) The frames are the only ones:
 # AF_PACKET through the qdisc, no IPv6 on the pair.
 tx_frames() { python3 "$PFB_TESTDIR/pfb_pktsend.py" $a "$1" > /dev/null; }
 check "drop_every 5" sh -c "echo 5 > $drop"
-check "restart: BQL off" ethtool --set-priv-flags $a bql off
+check "restart: BQL off" refnic_bql $a off
 f0=$(ethtool_stat $a tx_fault_drop)
 check "three frames" tx_frames 3
-check "restart: BQL on" ethtool --set-priv-flags $a bql on
+check "restart: BQL on" refnic_bql $a on
 check "two frames" tx_frames 2
 check_eq "restart: the drop count starts afresh (none dropped)" \
 	$(($(ethtool_stat $a tx_fault_drop) - f0)) 0

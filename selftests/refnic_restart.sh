@@ -4,12 +4,12 @@
 # A restart of refnic's datapath that cannot get memory changes nothing and
 # hangs nothing. With every TX ring allocation failing (the debugfs knob
 # fail_ring_alloc): ethtool -G and ethtool -L fail with ENOMEM and leave the
-# ring size, the channels and the datapath as they were; the BQL private
-# flag, which needs no new memory, changes; ip link set up fails and leaves
-# the link down. Traffic crosses the pair after each step, and link down, up
-# and delete complete. (A restart that failed used to leave the device up
-# with NAPI disabled: the next down looped for ever in napi_disable() under
-# RTNL.)
+# ring size, the channels and the datapath as they were; the BQL switch
+# (debugfs), which needs no new memory, changes; ip link set up fails and
+# leaves the link down. Traffic crosses the pair after each step, and link
+# down, up and delete complete. (A restart that failed used to leave the
+# device up with NAPI disabled: the next down looped for ever in
+# napi_disable() under RTNL.)
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
@@ -20,30 +20,12 @@ load_module refnic
 a=rfra0
 b=rfrb0
 ns=rfrns
-err=/tmp/refnic_restart.err
+REFNIC_ERR=/tmp/refnic_restart.err
+err=$REFNIC_ERR
 defer "rm -f $err"
 exec 3>&1	# the checks' own output, which check_fails silences
 
-# bounded CMD...: run CMD, which takes RTNL, for at most 20 s; its status is
-# ours, its stderr in $err. Still running by then, it is stuck in the kernel
-# and cannot be killed: fail the test now, without the cleanups (they would
-# hang on RTNL too).
-bounded() {
-	local pid i
-
-	"$@" >/dev/null 2>"$err" 3>&- &
-	pid=$!
-	for ((i = 0; i < 200; i++)); do
-		kill -0 $pid 2>/dev/null || { wait $pid; return; }
-		sleep 0.1
-	done
-	pfb_checks=$((pfb_checks + 1))
-	echo "not ok $pfb_checks '$*' still running after 20 s: stuck under RTNL" >&3
-	trap - EXIT
-	exit 1
-}
-
-# enomem WHAT: the last bounded command failed for want of memory.
+# enomem WHAT: the last refnic_bounded command failed for want of memory.
 enomem() {
 	check "$1 fails with ENOMEM" grep -qi "cannot allocate" "$err"
 }
@@ -69,32 +51,32 @@ check_eq "fail_ring_alloc still 0" "$(cat "$fail")" 0
 ch0=$(channels)
 
 check "every ring allocation fails from now on" sh -c "echo 1 > $fail"
-check_fails "ethtool -G tx 512 refused" bounded ethtool -G $a tx 512
+check_fails "ethtool -G tx 512 refused" refnic_bounded ethtool -G $a tx 512
 enomem "ethtool -G"
 check_eq "ring size unchanged" "$(ring)" 256
 check "ping across after the failed -G" ping_across
 
-check_fails "ethtool -L tx 1 refused" bounded ethtool -L $a tx 1
+check_fails "ethtool -L tx 1 refused" refnic_bounded ethtool -L $a tx 1
 enomem "ethtool -L"
 check_eq "channels unchanged" "$(channels)" "$ch0"
 check "ping across after the failed -L" ping_across
 
-check "BQL off (no new memory needed)" bounded ethtool --set-priv-flags $a bql off
-check_eq "bql flag reads off" "$(ethtool --show-priv-flags $a | awk '/^bql/ { print $2 }')" off
+check "BQL off (no new memory needed)" refnic_bounded refnic_bql $a off
+check_eq "BQL switch reads off" "$(refnic_bql $a)" off
 check "ping across with BQL off" ping_across
 
-check "link down" bounded ip link set $a down
-check_fails "link up refused" bounded ip link set $a up
+check "link down" refnic_bounded ip link set $a down
+check_fails "link up refused" refnic_bounded ip link set $a up
 enomem "ip link set up"
 check_fails "link stays down" eval 'ip link show $a | grep -q "[<,]UP[,>]"'
-check "link down again (nothing to stop)" bounded ip link set $a down
+check "link down again (nothing to stop)" refnic_bounded ip link set $a down
 
 check "ring allocations work again" sh -c "echo 0 > $fail"
-check "link up" bounded ip link set $a up
+check "link up" refnic_bounded ip link set $a up
 check "ping across after up" ping_across
 check_eq "ring size still 256" "$(ring)" 256
 check_eq "channels still the same" "$(channels)" "$ch0"
-check "ethtool -G tx 512 now works" bounded ethtool -G $a tx 512
+check "ethtool -G tx 512 now works" refnic_bounded ethtool -G $a tx 512
 check_eq "ring size 512" "$(ring)" 512
 # The RX side has no ring to size: ethtool -g says n/a (maximum and current),
 # and the core refuses -G rx with its reason.
@@ -107,7 +89,7 @@ check "$a drained" refnic_quiesce $a
 check_eq "every frame $a took accounted for" "$(refnic_wait_accounted $a $b $ns)" 0
 check_eq "every frame $b took accounted for" "$(refnic_wait_accounted $b $a "" $ns)" 0
 
-check "link down, then delete" bounded ip link set $a down
-check "delete the pair" bounded ip link del $a
+check "link down, then delete" refnic_bounded ip link set $a down
+check "delete the pair" refnic_bounded ip link del $a
 check_fails "peer gone" ip -n $ns link show $b
 pfb_exit

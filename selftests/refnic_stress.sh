@@ -5,7 +5,7 @@
 # frame. While pktgen floods a pair (2+2 queues) for REFNIC_FLOOD_SECS
 # (default 20 s; 60 s is the acceptance run of issue 15), a seeded random
 # sequence resizes the ring (ethtool -G), changes the channels (-L, either
-# end), the completion coalescing (-C), the line rate (-s), the BQL flag,
+# end), the completion coalescing (-C), the line rate (-s), the BQL switch,
 # the doorbell cost, and takes either end down and up. Then: every frame
 # either end took reached the other or was counted as dropped, BQL has
 # nothing in flight on any TX queue, no TX timed out, refused settings
@@ -116,7 +116,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	peer_channels)
 		pick 1 2; op ip netns exec $ns ethtool -L $b tx "$REPLY" rx "$REPLY" ;;
 	speed)	pick 0 10 100 1000; op ethtool -s $a speed "$REPLY" ;;
-	bql)	pick on off; op ethtool --set-priv-flags $a bql "$REPLY" ;;
+	bql)	pick on off; op refnic_bql $a "$REPLY" ;;
 	doorbell)
 		pick 0 300 1000 5000
 		op sh -c "echo $REPLY > /sys/module/refnic/parameters/doorbell_ns" ;;

@@ -188,7 +188,7 @@ soft_fault() {
 		[ "${bqlst[$dev]}" = on ] && t=off || t=on
 		bqlst[$dev]=$t
 		n_reconf=$((n_reconf + 1))
-		fault ethtool --set-priv-flags "$dev" bql $t ;;
+		fault refnic_bql "$dev" $t ;;
 	fuzz)
 		# Any limit the fuzzer leaves is bounded again right after.
 		target "$dev"; t=$REPLY
@@ -387,7 +387,7 @@ round_acct() {
 	local r="round $((n_acct + n_chaos + 1)) $dev (${nq[$dev]}q, BQL $bql)"
 	n_acct=$((n_acct + 1))
 	n_reconf=$((n_reconf + 1))
-	ethtool --set-priv-flags "$dev" bql "$bql"
+	refnic_bql "$dev" "$bql"
 	bqlst[$dev]=$bql
 	fresh_qdisc "$dev" || { n_failed=$((n_failed + 1)); return; }
 	[ "$dev" = sk1a ] && { check "$r: order checker ready" seq_start || return; }
@@ -555,7 +555,7 @@ round_oversub() {
 	sysctl -qw net.ipv4.ip_forward=1
 	pick on off
 	n_reconf=$((n_reconf + 1))
-	ethtool --set-priv-flags $dev bql $REPLY
+	refnic_bql $dev $REPLY
 	bqlst[$dev]=$REPLY
 	fresh_qdisc $dev || { n_failed=$((n_failed + 1)); return; }
 	# Port 7008: the numbered stream; 7011, 7012: the floods of skf1, skf2.
@@ -674,7 +674,7 @@ done
 check_eq "sk1b: no TX timeout" "$(refnic_stat sk1b tx_timeouts $ns)" 0
 
 # --- order across reconfiguration: a numbered stream over the pair.
-ethtool --set-priv-flags sk1a bql on
+refnic_bql sk1a on
 ethtool -G sk1a tx 256
 ethtool -C sk1a tx-usecs 0 tx-frames 1
 tc qdisc replace dev sk1a root handle 1: pfifo_bulk limit 1000 bulk_bytes 0 bulk_pkts 0 mode auto
@@ -688,8 +688,8 @@ for k in 1 2 3 4; do
 	rand_opts
 	n_faults=$((n_faults + 1)) n_reconf=$((n_reconf + 1))
 	tc qdisc change dev sk1a root pfifo_bulk $REPLY
-	[ $k = 2 ] && ethtool --set-priv-flags sk1a bql off
-	[ $k = 4 ] && ethtool --set-priv-flags sk1a bql on
+	[ $k = 2 ] && refnic_bql sk1a off
+	[ $k = 4 ] && refnic_bql sk1a on
 done
 n_faults=$((n_faults + 2)) n_reconf=$((n_reconf + 2))
 wait $stream_pid
@@ -735,7 +735,7 @@ refused "tc qdisc change" tc qdisc change dev sk1a root pfifo_bulk limit 77
 refused "tc qdisc del" tc qdisc del dev sk1a root
 refused "bulkctl change" "$BULKCTL" change sk1a root limit 77
 refused "ethtool -G" ethtool -G sk1a tx 128
-refused "ethtool --set-priv-flags" ethtool --set-priv-flags sk1a bql off
+refused "write of the debugfs bql switch" sh -c "echo 0 > $(refnic_dbg sk1a bql)"
 refused "ethtool -C" ethtool -C sk1a tx-usecs 50
 for p in /sys/module/refnic/parameters/*; do
 	v=$(cat "$p")
@@ -744,7 +744,7 @@ for p in /sys/module/refnic/parameters/*; do
 done
 check_eq "options unchanged" "$(root_opts tc -j qdisc show dev sk1a)" "$opts0"
 check_eq "ring unchanged" "$(ethtool -g sk1a | awk '/^TX:/ { v = $2 } END { print v }')" "$ring0"
-check_eq "BQL still on" "$(ethtool --show-priv-flags sk1a | awk '$1 == "bql:" { print $2 }')" on
+check_eq "BQL still on" "$(refnic_bql sk1a)" on
 check_eq "no world-writable module parameter" \
 	"$(find /sys/module/refnic/parameters /sys/module/sch_pfifo_bulk/parameters -perm -o+w 2>/dev/null | wc -l)" 0
 ww=$(find "$PFB_TOP" -path '*/.git' -prune -o -perm -o+w -type f -print)

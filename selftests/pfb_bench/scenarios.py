@@ -131,7 +131,9 @@ class Bench:
                 sh(cmd, check=False)
 
     def refnic_mode(self, dev, ns, bql, rate):
-        sh("ethtool --set-priv-flags %s bql %s" % (dev, "on" if bql else "off"), ns=ns)
+        # refnic's BQL switch is in debugfs, which is not per namespace:
+        # written from here whatever namespace the device is in
+        write("/sys/kernel/debug/refnic/%s/bql" % dev, "1" if bql else "0")
         sh("ethtool -s %s speed %d" % (dev, rate), ns=ns)
         # At a low line rate, completions coalesced as a real NIC does (16
         # frames or 10 ms): one completion per frame frees one slot at a

@@ -161,7 +161,7 @@ struct refnic_priv {
 	struct refnic_queue	*queues;
 	unsigned int		nqueues;
 	bool			up;		/* datapath running (RTNL) */
-	bool			bql;		/* BQL accounting on */
+	bool			bql;		/* BQL accounting on (debugfs) */
 	u32			ring_size;
 	u32			line_rate_mbps;	/* 0: unlimited */
 	u32			tx_usecs;
@@ -188,6 +188,7 @@ void refnic_down(struct net_device *dev);
 int refnic_set_ring_size(struct net_device *dev, u32 size);
 int refnic_set_queues(struct net_device *dev, unsigned int tx,
 		      unsigned int rx);
+void refnic_set_bql(struct net_device *dev, bool bql);
 netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev);
 void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue);
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * refnic fault injection, per device, in debugfs (as netdevsim has it):
+ * refnic's test knobs, per device, in debugfs (as netdevsim has them): fault
+ * injection and the BQL switch.
  *
  *	/sys/kernel/debug/refnic/<ifname>/busy_every
  *	/sys/kernel/debug/refnic/<ifname>/stop_every
  *	/sys/kernel/debug/refnic/<ifname>/drop_every
  *	/sys/kernel/debug/refnic/<ifname>/fail_ring_alloc
+ *	/sys/kernel/debug/refnic/<ifname>/bql
  *
  * The directory follows the device's name (a rename moves it). Names are
  * unique per network namespace only: a device named like a refnic device of
@@ -15,6 +17,8 @@
 
 #include <linux/debugfs.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/sched/signal.h>
 
 #include "refnic.h"
 
@@ -51,11 +55,37 @@ static int refnic_bool_set(void *data, u64 val)
 	return 0;
 }
 
+static int refnic_bql_get(void *data, u64 *val)
+{
+	struct refnic_priv *priv = netdev_priv(data);
+
+	*val = READ_ONCE(priv->bql);
+	return 0;
+}
+
+/* A running device restarts, under RTNL. debugfs_remove() waits for this
+ * write to end, and runs under RTNL (unregistration, rename): waiting for
+ * RTNL here could deadlock, so try it and restart the write system call if
+ * it is taken, as net-sysfs does.
+ */
+static int refnic_bql_set(void *data, u64 val)
+{
+	if (val > 1)
+		return -EINVAL;
+	if (!rtnl_trylock())
+		return restart_syscall();
+	refnic_set_bql(data, val);
+	rtnl_unlock();
+	return 0;
+}
+
 DEFINE_DEBUGFS_ATTRIBUTE(refnic_busy_every_fops, refnic_dbg_get,
 			 refnic_busy_every_set, "%llu\n");
 DEFINE_DEBUGFS_ATTRIBUTE(refnic_every_fops, refnic_dbg_get,
 			 refnic_every_set, "%llu\n");
 DEFINE_DEBUGFS_ATTRIBUTE(refnic_bool_fops, refnic_dbg_get, refnic_bool_set,
+			 "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(refnic_bql_fops, refnic_bql_get, refnic_bql_set,
 			 "%llu\n");
 
 void refnic_debugfs_add(struct net_device *dev)
@@ -80,6 +110,7 @@ void refnic_debugfs_add(struct net_device *dev)
 	debugfs_create_file_unsafe("fail_ring_alloc", 0600, d,
 				   &priv->fault.fail_ring_alloc,
 				   &refnic_bool_fops);
+	debugfs_create_file_unsafe("bql", 0600, d, dev, &refnic_bql_fops);
 }
 
 void refnic_debugfs_del(struct net_device *dev)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * refnic ethtool: driver info, ring size, channels, completion coalescing,
- * line rate (link speed), the "bql" private flag and the counters. The names
- * of the counters are an interface: tests read them.
+ * line rate (link speed) and the counters. The names of the counters are an
+ * interface: tests read them. The test-only BQL switch is in debugfs
+ * (refnic_debugfs.c), as netdevsim keeps its test knobs.
  */
 
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
-#include <linux/rtnetlink.h>
 
 #include "refnic.h"
 
@@ -60,18 +60,11 @@ static const char refnic_rx_names[REFNIC_S_RX][ETH_GSTRING_LEN] = {
 
 #define REFNIC_S_TOTALS	(REFNIC_S_TXQ + REFNIC_S_RX)
 
-enum { REFNIC_PFLAG_BQL, REFNIC_PFLAGS };
-
-static const char refnic_pflag_names[REFNIC_PFLAGS][ETH_GSTRING_LEN] = {
-	"bql",
-};
-
 static void refnic_get_drvinfo(struct net_device *dev,
 			       struct ethtool_drvinfo *info)
 {
 	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
 	strscpy(info->bus_info, "virtual", sizeof(info->bus_info));
-	info->n_priv_flags = REFNIC_PFLAGS;
 }
 
 static int refnic_get_sset_count(struct net_device *dev, int sset)
@@ -79,8 +72,6 @@ static int refnic_get_sset_count(struct net_device *dev, int sset)
 	switch (sset) {
 	case ETH_SS_STATS:
 		return REFNIC_S_TOTALS + dev->real_num_tx_queues * REFNIC_S_TXQ;
-	case ETH_SS_PRIV_FLAGS:
-		return REFNIC_PFLAGS;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -113,9 +104,6 @@ static void refnic_get_strings(struct net_device *dev, u32 sset, u8 *data)
 				ethtool_sprintf(&data, "txq%u_%s", i,
 						refnic_hist_names[j]);
 		}
-		break;
-	case ETH_SS_PRIV_FLAGS:
-		memcpy(data, refnic_pflag_names, sizeof(refnic_pflag_names));
 		break;
 	}
 }
@@ -330,30 +318,6 @@ static int refnic_set_link_ksettings(struct net_device *dev,
 	return 0;
 }
 
-static u32 refnic_get_priv_flags(struct net_device *dev)
-{
-	struct refnic_priv *priv = netdev_priv(dev);
-
-	return priv->bql ? BIT(REFNIC_PFLAG_BQL) : 0;
-}
-
-static int refnic_set_priv_flags(struct net_device *dev, u32 flags)
-{
-	struct refnic_priv *priv = netdev_priv(dev);
-	bool bql = flags & BIT(REFNIC_PFLAG_BQL);
-
-	if (bql == priv->bql)
-		return 0;
-	/* BQL starts afresh: restart the datapath on the same rings, which
-	 * cannot fail (down and up do nothing while the link is down).
-	 */
-	refnic_down(dev);
-	priv->bql = bql;
-	if (netif_running(dev))
-		refnic_up(dev);
-	return 0;
-}
-
 const struct ethtool_ops refnic_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_TX_USECS |
 				     ETHTOOL_COALESCE_TX_MAX_FRAMES,
@@ -370,7 +334,5 @@ const struct ethtool_ops refnic_ethtool_ops = {
 	.set_coalesce		= refnic_set_coalesce,
 	.get_link_ksettings	= refnic_get_link_ksettings,
 	.set_link_ksettings	= refnic_set_link_ksettings,
-	.get_priv_flags		= refnic_get_priv_flags,
-	.set_priv_flags		= refnic_set_priv_flags,
 	.get_ts_info		= ethtool_op_get_ts_info,
 };

@@ -36,9 +36,6 @@
  *			its TX queues; "speed 0" restores the default,
  *			unlimited (the line then carries what its timers can
  *			send); ethtool reports unlimited as unknown
- *   ethtool --set-priv-flags DEV bql on|off
- *			BQL accounting (default on); off behaves like a driver
- *			without BQL (the core then never bulk-dequeues)
  *   /sys/module/refnic/parameters/doorbell_ns
  *			emulated doorbell cost, ns of busy wait, 0..100000
  *			(default 1000, see below), writable at run time
@@ -84,11 +81,18 @@
  *			ethtool -G, ethtool -L then fail with ENOMEM and
  *			change nothing).
  *
+ * The BQL switch, a test knob, in debugfs too (read and write 0 or 1; any
+ * other value is refused with EINVAL and changes nothing):
+ *   /sys/kernel/debug/refnic/<ifname>/bql 0|1
+ *			BQL accounting (default 1); 0 behaves like a driver
+ *			without BQL (the core then never bulk-dequeues). A
+ *			running device restarts, as for ethtool -G.
+ *
  * Every frame the driver takes is accounted for: it is either dropped before
  * the ring (tx_dropped) or posted (tx_packets), and in a pair A -> B, once
  * both are drained, A's tx_packets = B's rx_packets + B's rx_dropped + A's
  * tx_carrier_errors. Reconfiguration (ring size, channels,
- * the BQL flag, a TX timeout) and link down restart the datapath as a real
+ * the BQL switch, a TX timeout) and link down restart the datapath as a real
  * driver does, on rings allocated beforehand, so that it cannot fail half
  * way: the frames already given to the driver are sent at once (not dropped),
  * completed, and BQL starts afresh.

@@ -957,6 +957,23 @@ int refnic_set_ring_size(struct net_device *dev, u32 size)
 	return 0;
 }
 
+/* debugfs "bql": BQL accounting on or off. BQL starts afresh: a running
+ * device restarts on the same rings, which cannot fail (down and up do
+ * nothing while the link is down; refnic_open() then starts with @bql).
+ */
+void refnic_set_bql(struct net_device *dev, bool bql)
+{
+	struct refnic_priv *priv = netdev_priv(dev);
+
+	ASSERT_RTNL();
+	if (bql == priv->bql)
+		return;
+	refnic_down(dev);
+	WRITE_ONCE(priv->bql, bql);
+	if (netif_running(dev))
+		refnic_up(dev);
+}
+
 /* ethtool -L: rings for the new TX queue count first; if the core cannot
  * change the counts, the old rings and counts stay.
  */
