@@ -61,18 +61,23 @@ static unsigned int refnic_hist_bucket(u32 pkts)
 
 /* ---- BQL helpers ------------------------------------------------------- */
 
-/* Start BQL afresh, on every down, up and ring or channel change. dql_reset()
- * leaves adj_limit (limit + num_completed, written only by dql_completed()):
- * the stale budget would let the core bulk past the fresh limit until the
- * first completion. Start where a new device starts, adj_limit = limit (the
- * minimum after a reset); with BQL off at 0, so that dql_avail() == 0 and the
- * core dequeues one packet per batch, as for a driver without BQL.
+/* Start BQL afresh, on every down and up. netdev_tx_reset_queue() clears
+ * the stack's stop and calls dql_reset(), which zeroes num_queued and
+ * num_completed but leaves adj_limit, which stands for "limit +
+ * num_completed" and which only dql_completed() writes: until the first
+ * completion, dql_avail() would be the old limit plus every byte the queue
+ * ever completed, not the fresh limit. The second line does what dql_reset() should do (the gap is
+ * written up in Documentation/networking/refnic.rst, "BQL and
+ * dql_reset()"); it is a no-op on a kernel where dql_reset() does it. With
+ * BQL off, adj_limit is 0 instead, where a driver without BQL leaves it:
+ * dql_avail() == 0, so the core dequeues one packet per batch.
  */
 static void refnic_bql_reset(struct netdev_queue *txq, bool bql)
 {
 	netdev_tx_reset_queue(txq);
 #ifdef CONFIG_BQL
-	WRITE_ONCE(txq->dql.adj_limit, bql ? txq->dql.limit : 0);
+	WRITE_ONCE(txq->dql.adj_limit,
+		   bql ? txq->dql.limit + txq->dql.num_completed : 0);
 #endif
 }
 
