@@ -53,29 +53,83 @@ refnic_pair() {
 refnic_quiesce() {
 	local dev=$1 ns=${2:-} i
 	for i in $(seq 100); do
-		refnic_ethtool_S "$dev" "$ns" | awk '
-			$1 == "tx_packets:" { p = $2 }
-			$1 == "tx_completions:" { c = $2 }
-			END { exit !(p == c) }' && return 0
+		[ "$(refnic_link_stat "$dev" tx_packets "$ns")" = \
+		  "$(refnic_stat "$dev" tx_completions "$ns")" ] && return 0
 		sleep 0.1
 	done
 	return 1
 }
 
-refnic_ethtool_S() {
-	if [ -n "${2:-}" ]; then
-		ip netns exec "$2" ethtool -S "$1"
-	else
-		ethtool -S "$1"
-	fi
-}
-
 # refnic_stat DEV NAME [NS]: one ethtool -S counter, optionally in netns NS.
+# ethtool -S has only what no standard interface shows: the device's
+# packets, bytes and drops are refnic_link_stat's, timeouts
+# refnic_timeouts', a TX queue's packets, bytes, stops and wakes
+# refnic_tx_stat's (Documentation/networking/refnic.rst, "Counters").
 refnic_stat() {
 	if [ -n "${3:-}" ]; then
 		ip netns exec "$3" ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2; exit }'
 	else
 		ethtool_stat "$1" "$2"
+	fi
+}
+
+# refnic_link_stat DEV NAME [NS]: a counter of ip -s link (rtnl stats64,
+# /sys/class/net/DEV/statistics/NAME), optionally in netns NS.
+refnic_link_stat() {
+	if [ -n "${3:-}" ]; then
+		ip netns exec "$3" cat "/sys/class/net/$1/statistics/$2"
+	else
+		link_stat "$1" "$2"
+	fi
+}
+
+# refnic_txq_sum DEV FILE [NS]: /sys/class/net/DEV/queues/tx-*/FILE, summed
+# over DEV's TX queues, optionally in netns NS.
+refnic_txq_sum() {
+	local run=
+	[ -n "${3:-}" ] && run="ip netns exec $3"
+	$run sh -c "cat /sys/class/net/$1/queues/tx-*/$2" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# refnic_timeouts DEV [NS]: TX timeouts of DEV, summed over its TX queues
+# (the core's watchdog counts them, queues/tx-N/tx_timeout).
+refnic_timeouts() {
+	refnic_txq_sum "$1" tx_timeout "${2:-}"
+}
+
+# refnic_has_qstats: the kernel has netdev netlink's per-queue statistics
+# (6.9+), which refnic then reports there and not in ethtool -S.
+refnic_has_qstats() {
+	[ "$(printf '%s\n' 6.9 "$(uname -r)" | sort -V | head -n1)" = 6.9 ]
+}
+
+# refnic_tx_stat DEV NAME [QUEUE]: the TX packets, bytes, stops or wakes
+# (NAME) of DEV's queue QUEUE, or of the device, from where the kernel
+# keeps them: qstats (6.9+); before, ethtool -S, and for the device's
+# packets and bytes stats64.
+refnic_tx_stat() {
+	local dev=$1 name=$2 q=${3:-} qname
+
+	case $name in
+	packets|bytes) qname=$name ;;
+	stops) qname=stop ;;
+	wakes) qname=wake ;;
+	*) echo "refnic_tx_stat: $name: not packets, bytes, stops or wakes" >&2; return 1 ;;
+	esac
+	if refnic_has_qstats; then
+		if [ -n "$q" ]; then
+			python3 "$PFB_TESTDIR/pfb_qstats.py" "$dev" |
+				jq -r ".[] | select(.type == \"tx\" and .id == $q) | .$qname"
+		else
+			python3 "$PFB_TESTDIR/pfb_qstats.py" --device "$dev" | jq -r ".tx.$qname"
+		fi
+	elif [ -n "$q" ]; then
+		ethtool_stat "$dev" "txq${q}_tx_$name"
+	elif [ "$qname" = "$name" ]; then
+		link_stat "$dev" "tx_$name"
+	else
+		ethtool_stat "$dev" "tx_$name"
 	fi
 }
 
@@ -171,10 +225,7 @@ refnic_bql() {
 
 # refnic_inflight DEV [NS]: BQL bytes in flight, summed over DEV's TX queues.
 refnic_inflight() {
-	local run=
-	[ -n "${2:-}" ] && run="ip netns exec $2"
-	$run sh -c "cat /sys/class/net/$1/queues/tx-*/byte_queue_limits/inflight" |
-		awk '{ s += $1 } END { print s + 0 }'
+	refnic_txq_sum "$1" byte_queue_limits/inflight "${2:-}"
 }
 
 # refnic_bounded CMD...: run CMD, which takes RTNL, for at most 20 s; its
@@ -200,11 +251,12 @@ refnic_bounded() {
 
 # refnic_unaccounted A B [NSB [NSA]]: frames A posted that neither reached
 # B nor were counted as lost: A tx_packets - (B rx_packets + B rx_dropped +
-# A tx_carrier_errors), B in netns NSB, A in NSA. 0 once both drained.
+# A tx_carrier_errors), B in netns NSB, A in NSA (ip -s link's counters).
+# 0 once both drained.
 refnic_unaccounted() {
 	local a=$1 b=$2 nsb=${3:-} nsa=${4:-}
-	echo $(($(refnic_stat "$a" tx_packets "$nsa") - $(refnic_stat "$b" rx_packets "$nsb") -
-		$(refnic_stat "$b" rx_dropped "$nsb") - $(refnic_stat "$a" tx_carrier_errors "$nsa")))
+	echo $(($(refnic_link_stat "$a" tx_packets "$nsa") - $(refnic_link_stat "$b" rx_packets "$nsb") -
+		$(refnic_link_stat "$b" rx_dropped "$nsb") - $(refnic_link_stat "$a" tx_carrier_errors "$nsa")))
 }
 
 # refnic_wait_accounted A B [NSB [NSA]]: refnic_unaccounted once it reaches

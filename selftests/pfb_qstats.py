@@ -5,11 +5,13 @@
 # family (NETDEV_CMD_QSTATS_GET, 6.9+; what "ynl --family netdev --dump
 # qstats-get" prints), independently of ethtool. Prints a JSON array, one
 # object per queue: {"type": "rx"|"tx", "id": N, and those of the counters
-# packets, bytes (both), stop, wake (TX) that the driver reports}.
+# packets, bytes (both), stop, wake (TX) that the driver reports}. With
+# --device, the device's totals (queues and base) in one object instead:
+# {"rx": {...}, "tx": {...}}, the same counters.
 # Exit 2 when the kernel has no such command (before 6.9) or the driver no
 # netdev_stat_ops (EOPNOTSUPP).
 #
-#   pfb_qstats.py DEV
+#   pfb_qstats.py [--device] DEV
 
 import errno
 import json
@@ -62,7 +64,8 @@ def talk(sock, family, cmd, flags, attrs):
 
 
 def main():
-    ifindex = socket.if_nametoindex(sys.argv[1])
+    device = sys.argv[1:2] == ["--device"]
+    ifindex = socket.if_nametoindex(sys.argv[-1])
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
     sock.bind((0, 0))
     try:
@@ -71,11 +74,18 @@ def main():
         family = struct.unpack("=H", fam[0][CTRL_ATTR_FAMILY_ID][:2])[0]
         msgs = talk(sock, family, NETDEV_CMD_QSTATS_GET, F_DUMP,
                     attr(A_IFINDEX, struct.pack("=I", ifindex)) +
-                    attr(A_SCOPE, struct.pack("=I", SCOPE_QUEUE)))
+                    (b"" if device else attr(A_SCOPE, struct.pack("=I", SCOPE_QUEUE))))
     except OSError as e:
         print("pfb_qstats: %s" % e, file=sys.stderr)
         sys.exit(2 if e.errno in (errno.ENOENT, errno.EOPNOTSUPP,
                                   errno.EINVAL) else 1)
+    if device and not msgs:
+        print("pfb_qstats: no statistics for %s" % sys.argv[-1], file=sys.stderr)
+        sys.exit(2)
+    if device:
+        print(json.dumps({t: {name: uint(msgs[0][a]) for a, name in c.items() if a in msgs[0]}
+                          for t, c in COUNTERS.items()}))
+        return
     out = []
     for m in msgs:
         q = {"type": QUEUE_TYPES.get(uint(m[A_QUEUE_TYPE])),

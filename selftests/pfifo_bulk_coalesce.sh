@@ -133,7 +133,7 @@ must tc qdisc del dev $dev root
 # hundred times the rate, 8 us would do.
 per=${PFB_COALESCE_COUNT:-1500} gap_ns=100000
 counters() {
-	ethtool -S $dev | awk '$1 == "tx_packets:" { p = $2 } $1 == "tx_doorbells:" { d = $2 } END { print p, d }'
+	echo "$(link_stat $dev tx_packets) $(ethtool_stat $dev tx_doorbells)"
 }
 # paced NAME BQL QDISC...: pktgen at $delay; doorbells per packet in
 # $dbpp, the seconds it took in $secs

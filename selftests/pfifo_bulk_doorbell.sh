@@ -5,7 +5,7 @@
 # once per batch and sees xmit_more on the packets before the last, with
 # BQL on and also with BQL off, where the core itself never bulks (stock
 # pfifo: exactly one doorbell per packet, no xmit_more). From refnic's own
-# counters (ethtool -S tx_packets, tx_doorbells, tx_xmit_more, tx_stops),
+# counters (tx_packets, tx_doorbells, tx_xmit_more, tx_stops),
 # asserts:
 #  - pfifo_bulk, BQL on and BQL off: doorbells/pkt <= 0.5, packets with
 #    xmit_more > 0 (at least half of them);
@@ -39,11 +39,13 @@ pktgen_setup $dev 02:00:00:00:00:01 "$count"
 echo "# refnic at 2 Mb/s, completions every 16 frames; $(nproc) pktgen threads" \
      "x $count packets; limit $limit"
 
-# counters DEV: "tx_packets tx_doorbells tx_xmit_more tx_stops"
+# counters DEV: "tx_packets tx_doorbells tx_xmit_more tx_stops" (packets
+# from ip -s link, stops from qstats on 6.9+: refnic_tx_stat)
 counters() {
-	ethtool -S "$1" | awk '$1 == "tx_packets:" { p = $2 } $1 == "tx_doorbells:" { d = $2 }
-		$1 == "tx_xmit_more:" { m = $2 } $1 == "tx_stops:" { s = $2 }
-		END { print p, d, m, s }'
+	echo "$(link_stat "$1" tx_packets)" \
+	     "$(ethtool -S "$1" | awk '$1 == "tx_doorbells:" { d = $2 }
+		$1 == "tx_xmit_more:" { m = $2 } END { print d, m }')" \
+	     "$(refnic_tx_stat "$1" stops)"
 }
 
 # run NAME BQL QDISC [OPTION VALUE]...: one load under QDISC with BQL on
@@ -95,6 +97,6 @@ check_cmp "BQL off: pfifo_bulk sends half its packets or more with xmit_more" "$
 check_eq "BQL off: pfifo_bulk takes the NOBQL path" "$(pfb_opt $dev effective_mode)" nobql
 
 check_eq "histogram total = doorbells" "$(refnic_hist_sum $dev)" "$(ethtool_stat $dev tx_doorbells)"
-check_eq "no TX timeouts" "$(ethtool_stat $dev tx_timeouts)" 0
+check_eq "no TX timeouts" "$(refnic_timeouts $dev)" 0
 refnic_bql $dev on
 pfb_exit

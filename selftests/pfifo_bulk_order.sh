@@ -66,7 +66,7 @@ run() {
 	echo "# $name: sent $(jq .packets <<< "$x") dropped $(jq .drops <<< "$x")" \
 	     "requeues $(jq .requeues <<< "$x"), bypassed $(jq .xstats.bypassed <<< "$x"),"\
 	     "batches $(jq .xstats.batches <<< "$x"), path $(jq -r .options.effective_mode <<< "$x"),"\
-	     "refnic stops $(ethtool_stat $dev tx_stops); peer $seq"
+	     "refnic stops $(refnic_tx_stat $dev stops); peer $seq"
 	[ -n "$seq" ]
 }
 

@@ -41,12 +41,12 @@ qd() {
 batch_load() {
 	local name=$1 db0 tx0 db tx x
 	db0=$(ethtool_stat $dev tx_doorbells)
-	tx0=$(ethtool_stat $dev tx_packets)
+	tx0=$(link_stat $dev tx_packets)
 	pktgen_setup $dev $mac 1500
 	pktgen_run
 	check "$name: drained to backlog 0 (no stall)" wait_backlog_zero $dev
 	db=$(($(ethtool_stat $dev tx_doorbells) - db0))
-	tx=$(($(ethtool_stat $dev tx_packets) - tx0))
+	tx=$(($(link_stat $dev tx_packets) - tx0))
 	x=$(qd)
 	echo "# $name: $(jq -r '"\(.kind) \(.handle): effective_mode \(.options.effective_mode), sent \(.packets), dropped \(.drops), requeues \(.requeues), batches \(.xstats.batches), hist \(.xstats.hist | tostring)"' <<< "$x"), doorbells $db for $tx frames"
 	check_eq "$name: the root is pfifo_bulk" "$(jq -r .kind <<< "$x")" pfifo_bulk

@@ -50,18 +50,18 @@ check "completions coalesced: 10 ms or 4096 frames" \
 bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
 
 # The trickle: one sender, 1000 frames, 2 ms apart.
-rx0=$(refnic_stat $b rx_packets $ns)
+rx0=$(refnic_link_stat $b rx_packets $ns)
 rp0=$(refnic_stat $b napi_polls $ns)
 tp0=$(ethtool_stat $a napi_polls)
-tx0=$(ethtool_stat $a tx_packets) txd0=$(ethtool_stat $a tx_dropped)
+tx0=$(link_stat $a tx_packets) txd0=$(link_stat $a tx_dropped)
 REFNIC_PKTGEN_CPUS=1 REFNIC_PKTGEN_DELAY=2000000 refnic_pktgen $a queue_xmit 1000 1 "$bmac"
 check "$a drained" refnic_quiesce $a
 check_eq "every frame of the trickle reached $b" "$(refnic_wait_accounted $a $b $ns)" 0
-rx=$(($(refnic_stat $b rx_packets $ns) - rx0))
+rx=$(($(refnic_link_stat $b rx_packets $ns) - rx0))
 rp=$(($(refnic_stat $b napi_polls $ns) - rp0))
 tp=$(($(ethtool_stat $a napi_polls) - tp0))
 echo "# trickle: $b received $rx frames in $rp polls; $a completed them in $tp polls;" \
-     "$a posted $(($(ethtool_stat $a tx_packets) - tx0)), dropped $(($(ethtool_stat $a tx_dropped) - txd0))," \
+     "$a posted $(($(link_stat $a tx_packets) - tx0)), dropped $(($(link_stat $a tx_dropped) - txd0))," \
      "its qdisc dropped $(qdisc_stat $a drops); pktgen: $(grep -ho 'pkts-sofar: [0-9]*  errors: [0-9]*' /proc/net/pktgen/$a@*)"
 check_eq "$b received the trickle" "$rx" 1000
 # (A debug kernel on TCG keeps no 2 ms schedule: pktgen then sends in
@@ -73,14 +73,14 @@ check_cmp "completions were coalesced" "$tp" "<=" $((rx / 2))
 REFNIC_PKTGEN_CPUS=1 REFNIC_PKTGEN_DELAY=2000000 refnic_pktgen $a queue_xmit 0 1 "$bmac" &
 pg_pid=$!
 sleep 2
-s0=$(ethtool_stat $a tx_stops)
+s0=$(refnic_tx_stat $a stops)
 t0=$(refnic_now)
 c0=$(ethtool_stat $a tx_completions)
 echo "delay 0" > /proc/net/pktgen/$a@0
 sleep 2
 c1=$(ethtool_stat $a tx_completions)
 t1=$(refnic_now)
-s1=$(ethtool_stat $a tx_stops)
+s1=$(refnic_tx_stat $a stops)
 refnic_pktgen_end $pg_pid
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 max=$(refnic_line_max 1 "$secs")
@@ -91,5 +91,5 @@ check_cmp "no more than the line rate after a trickle" $((c1 - c0)) "<=" "$max"
 check "$a drained" refnic_quiesce $a
 check_eq "every frame reached $b or was counted dropped" "$(refnic_wait_accounted $a $b $ns)" 0
 check_eq "BQL: nothing in flight" "$(refnic_inflight $a)" 0
-check_eq "no timeouts" "$(ethtool_stat $a tx_timeouts)" 0
+check_eq "no timeouts" "$(refnic_timeouts $a)" 0
 pfb_exit

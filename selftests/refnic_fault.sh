@@ -55,17 +55,20 @@ check "pfifo root on $a" tc qdisc replace dev $a root pfifo limit 100000
 check "line rate 10 Mb/s" ethtool -s $a speed 10
 bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
 
-# snap: the counters load compares, from one ethtool -S and one tc -s, in
-# the array S (qdisc sent, requeues, drops; driver tx_packets,
-# tx_fault_busy, tx_fault_stop, tx_fault_drop, tx_dropped, tx_wakes,
-# tx_doorbells).
+# snap: the counters load compares, in the array S: from one ethtool -S
+# tx_fault_busy, tx_fault_stop, tx_fault_drop, tx_doorbells; from ip -s
+# link tx_packets, tx_dropped; tx_wakes (refnic_tx_stat); from one tc -s
+# the qdisc's sent, requeues, drops.
 declare -A S
 snap() {
 	local k v
 	while read -r k v; do
 		S[${k%:}]=$v
 	done < <(ethtool -S $a |
-		 grep -E '^ *(tx_packets|tx_fault_busy|tx_fault_stop|tx_fault_drop|tx_dropped|tx_wakes|tx_doorbells):')
+		 grep -E '^ *(tx_fault_busy|tx_fault_stop|tx_fault_drop|tx_doorbells):')
+	S[tx_packets]=$(link_stat $a tx_packets)
+	S[tx_dropped]=$(link_stat $a tx_dropped)
+	S[tx_wakes]=$(refnic_tx_stat $a wakes)
 	read -r S[sent] S[requeues] S[drops] < <(tc -s -j qdisc show dev $a |
 		jq -r '.[] | select(.root == true) | "\(.packets) \(.requeues) \(.drops)"')
 }
@@ -146,7 +149,7 @@ check "drop_every 0" sh -c "echo 0 > $drop"
 load "off"
 check_eq "off: no fault" "$d_busy $d_stop $d_fdrop $d_txdrop" "0 0 0 0"
 lossless "off"
-check_eq "no timeouts" "$(ethtool_stat $a tx_timeouts)" 0
+check_eq "no timeouts" "$(refnic_timeouts $a)" 0
 
 # A restart counts afresh: drop_every 5, a restart (the BQL switch), three
 # frames, a restart, two frames: none dropped. (The count used to survive the restart:

@@ -30,7 +30,7 @@ flood() {
 	local t0 t1 c0 c1 i pg_pid p0=()
 
 	for ((i = 0; i <= $1; i++)); do
-		p0[i]=$(ethtool_stat $dev txq${i}_tx_packets)
+		p0[i]=$(ethtool_stat $dev txq${i}_tx_completions)
 	done
 	REFNIC_PKTGEN_QMAP="0 $1" refnic_pktgen $dev start_xmit 0 &
 	pg_pid=$!
@@ -45,7 +45,7 @@ flood() {
 	flood_max=$(refnic_line_max 2 "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
 	echo "# $(($1 + 1)) queues: $flood_n frames on the line, at most $flood_max at 2 Mb/s"
 	for ((i = 0; i <= $1; i++)); do
-		check_cmp "queue $i carried frames" $(($(ethtool_stat $dev txq${i}_tx_packets) - p0[i])) ">" 0
+		check_cmp "queue $i carried frames" $(($(ethtool_stat $dev txq${i}_tx_completions) - p0[i])) ">" 0
 	done
 }
 
@@ -58,11 +58,11 @@ check "line rate 2 Mb/s" ethtool -s $dev speed 2
 
 flood 3
 check_cmp "4 queues share one line rate" "$flood_n" "<=" "$flood_max"
-check_cmp "the flood filled the line (stops)" "$(ethtool_stat $dev tx_stops)" ">" 0
+check_cmp "the flood filled the line (stops)" "$(refnic_tx_stat $dev stops)" ">" 0
 
 check "ethtool -L tx 2 rx 2" ethtool -L $dev tx 2 rx 2
 check_eq "ethtool -l: current 2/2" "$(channels)" "4 4 2 2 "
-check_eq "ethtool -S lists 2 TX queues" "$(ethtool -S $dev | grep -c 'txq[0-9]*_tx_packets:')" 2
+check_eq "ethtool -S lists 2 TX queues" "$(ethtool -S $dev | grep -c 'txq[0-9]*_tx_doorbells:')" 2
 check_fails "tx 5 refused" ethtool -L $dev tx 5
 check_fails "tx 0 refused" ethtool -L $dev tx 0
 check_fails "combined 1 refused" ethtool -L $dev combined 1
@@ -73,7 +73,7 @@ check_cmp "2 queues share the same line rate" "$flood_n" "<=" "$flood_max"
 check "ethtool -L back to tx 4 rx 4" ethtool -L $dev tx 4 rx 4
 check_eq "ethtool -l: current 4/4" "$(channels)" "4 4 4 4 "
 check "$dev drained" refnic_quiesce $dev
-check_eq "completions = packets" "$(ethtool_stat $dev tx_completions)" "$(ethtool_stat $dev tx_packets)"
+check_eq "completions = packets" "$(ethtool_stat $dev tx_completions)" "$(link_stat $dev tx_packets)"
 check_eq "BQL: nothing in flight" "$(refnic_inflight $dev)" 0
-check_eq "no timeouts" "$(ethtool_stat $dev tx_timeouts)" 0
+check_eq "no timeouts" "$(refnic_timeouts $dev)" 0
 pfb_exit

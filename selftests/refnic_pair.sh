@@ -5,10 +5,11 @@
 # a device sends arrive on its peer through the peer's NAPI poll. ping, a UDP
 # burst and a TCP transfer (checked byte for byte) cross it, with two queues
 # a side, and the counters add up: what one end sent the other received, and
-# every sent frame completed, queue by queue in netdev netlink's qstats
-# (6.9+) as in ethtool -S. A frame too long for the peer's MTU is
-# dropped and counted. A peer brought up with the pair has no carrier
-# while the other end is down.
+# every sent frame completed. Each counter has one home: ethtool -S
+# repeats none of ip -s link's, sysfs's or (6.9+) netdev netlink's qstats,
+# which count queue by queue what ip -s link counts. A frame too long for
+# the peer's MTU is dropped and counted. A peer brought up with the pair
+# has no carrier while the other end is down.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
@@ -22,7 +23,7 @@ ns=rfpns
 check "pair with 2+2 queues, peer in a namespace" \
 	refnic_pair $a $b $ns numtxqueues 2 numrxqueues 2
 check_eq "kind" "$(ip -d -j link show $a | jq -r '.[0].linkinfo.info_kind')" refnic
-check_eq "peer has 2 TX queues" "$(ip netns exec $ns ethtool -S $b | grep -c 'txq[0-9]*_tx_packets:')" 2
+check_eq "peer has 2 TX queues" "$(ip netns exec $ns ethtool -S $b | grep -c 'txq[0-9]*_tx_doorbells:')" 2
 check "carrier on both ends" test "$(cat /sys/class/net/$a/carrier)" = 1
 check "ping across" busybox ping -c 3 -W 2 -i 0.2 10.77.0.2
 
@@ -105,10 +106,10 @@ wait $tcp_pid
 check_eq "TCP: 4 MB arrive intact" "$(cat /tmp/rfp_tcp)" "$sent"
 rm -f /tmp/rfp_udp /tmp/rfp_tcp
 
-# pair_counters: both ends' packet counters, one line
+# pair_counters: both ends' packet counters (ip -s link), one line
 pair_counters() {
-	echo "$(ethtool_stat $a tx_packets) $(ethtool_stat $a rx_packets)" \
-	     "$(refnic_stat $b tx_packets $ns) $(refnic_stat $b rx_packets $ns)"
+	echo "$(link_stat $a tx_packets) $(link_stat $a rx_packets)" \
+	     "$(refnic_link_stat $b tx_packets $ns) $(refnic_link_stat $b rx_packets $ns)"
 }
 # pair_settled: the counters stopped moving (a late ACK or FIN sent between
 # two reads would otherwise look like a lost or an invented frame)
@@ -126,58 +127,75 @@ pair_settled() {
 check "$a drained" refnic_quiesce $a
 check "$b drained" refnic_quiesce $b $ns
 check "traffic over" pair_settled
-check_eq "nothing dropped on $a" "$(ethtool_stat $a rx_dropped)/$(ethtool_stat $a tx_dropped)" 0/0
-check_eq "nothing dropped on $b" "$(refnic_stat $b rx_dropped $ns)/$(refnic_stat $b tx_dropped $ns)" 0/0
-check_eq "$a sent = $b received" "$(ethtool_stat $a tx_packets)" "$(refnic_stat $b rx_packets $ns)"
-check_eq "$b sent = $a received" "$(refnic_stat $b tx_packets $ns)" "$(ethtool_stat $a rx_packets)"
-check_eq "$a bytes sent = $b bytes received" "$(ethtool_stat $a tx_bytes)" "$(refnic_stat $b rx_bytes $ns)"
+check_eq "nothing dropped on $a" "$(link_stat $a rx_dropped)/$(link_stat $a tx_dropped)" 0/0
+check_eq "nothing dropped on $b" \
+	"$(refnic_link_stat $b rx_dropped $ns)/$(refnic_link_stat $b tx_dropped $ns)" 0/0
+check_eq "$a sent = $b received" "$(link_stat $a tx_packets)" "$(refnic_link_stat $b rx_packets $ns)"
+check_eq "$b sent = $a received" "$(refnic_link_stat $b tx_packets $ns)" "$(link_stat $a rx_packets)"
+check_eq "$a bytes sent = $b bytes received" "$(link_stat $a tx_bytes)" "$(refnic_link_stat $b rx_bytes $ns)"
 check "$a completions = packets" refnic_quiesce $a
-check_eq "$a per-queue packets add up" \
-	$(($(ethtool_stat $a txq0_tx_packets) + $(ethtool_stat $a txq1_tx_packets))) \
-	"$(ethtool_stat $a tx_packets)"
-check_eq "stats64 rx = ethtool rx" "$(link_stat $a rx_packets)" "$(ethtool_stat $a rx_packets)"
-# Per-queue statistics through netdev netlink (6.9+, netdev_stat_ops): the
-# counters of ethtool -S, queue by queue. Before 6.9 there is no such command.
+
+# Each counter has one home (Documentation/networking/refnic.rst,
+# "Counters"): the device's packets, bytes, drops and carrier errors in ip
+# -s link, timeouts in sysfs, and from 6.9 a queue's packets, bytes, stops
+# and wakes in netdev netlink's qstats; ethtool -S none of them. Before 6.9
+# (no qstats) ethtool -S keeps the queues' packets, bytes, stops and wakes
+# and the device's stops and wakes, which nothing else shows.
+names=$(ethtool -S $a | awk -F: 'NR > 1 { gsub(/ /, "", $1); print $1 }')
+check_eq "ethtool -S: never the device's packets, bytes, drops, errors, timeouts" \
+	"$(grep -cE '^(rx_.*|tx_packets|tx_bytes|tx_dropped|tx_carrier_errors|(txq[0-9]+_)?tx_timeouts)$' <<< "$names")" 0
+check_eq "ethtool -S: every queue's dropped and carrier errors" \
+	"$(grep -cE '^txq[01]_tx_(dropped|carrier_errors)$' <<< "$names")" 4
+check_eq "timeouts in sysfs, per queue" "$(refnic_timeouts $a)" 0
 # A late frame (ARP) may still move the counters: compare a qstats read with
-# ethtool -S taken before and after it, the same (a few tries).
+# ip -s link taken before and after it, the same (a few tries).
 for try in 1 2 3 4 5 6 7 8 9 10; do
-	stats0=$(ethtool -S $a)
+	stats0=$(ip -s -s link show $a)
 	qstats=$(python3 "$PFB_TESTDIR/pfb_qstats.py" $a 2>&1)
 	qrc=$?
-	stats=$(ethtool -S $a)
+	stats=$(ip -s -s link show $a)
 	[ "$stats0" = "$stats" ] && break
 	sleep 0.5
 done
 echo "# qstats of $a (try $try): $qstats"
-stat_of() {
-	echo "$stats" | awk -v k="$1:" '$1 == k { print $2; exit }'
-}
-if [ "$(printf '%s\n' 6.9 "$(uname -r)" | sort -V | head -n1)" = 6.9 ]; then
+if refnic_has_qstats; then
 	check_eq "pfb_qstats.py reads them" "$qrc" 0
-	for i in 0 1; do
-		check_eq "qstats txq$i packets bytes stop wake = ethtool -S" \
-			"$(echo "$qstats" | jq -r ".[] | select(.type == \"tx\" and .id == $i) |
-				\"\\(.packets) \\(.bytes) \\(.stop) \\(.wake)\"")" \
-			"$(for k in tx_packets tx_bytes tx_stops tx_wakes; do
-				stat_of txq${i}_$k; done | xargs)"
-	done
-	check_eq "qstats rx packets of both queues = ethtool rx_packets" \
-		"$(echo "$qstats" | jq '[.[] | select(.type == "rx") | .packets] | add')" \
-		"$(stat_of rx_packets)"
+	check_eq "ethtool -S: no packets, bytes, stops, wakes (qstats has them)" \
+		"$(grep -cE '^(txq[0-9]+_)?tx_(packets|bytes|stops|wakes)$' <<< "$names")" 0
 	check_eq "qstats: 2 rx and 2 tx queues" \
 		"$(echo "$qstats" | jq -c '[.[] | "\(.type)\(.id)"]')" '["rx0","rx1","tx0","tx1"]'
+	for t in tx rx; do
+		check_eq "qstats $t packets of both queues = ip -s link" \
+			"$(echo "$qstats" | jq "[.[] | select(.type == \"$t\") | .packets] | add")" \
+			"$(link_stat $a ${t}_packets)"
+		check_eq "qstats $t bytes of both queues = ip -s link" \
+			"$(echo "$qstats" | jq "[.[] | select(.type == \"$t\") | .bytes] | add")" \
+			"$(link_stat $a ${t}_bytes)"
+	done
+	check_eq "qstats of the device = ip -s link (tx packets)" \
+		"$(python3 "$PFB_TESTDIR/pfb_qstats.py" --device $a | jq .tx.packets)" \
+		"$(link_stat $a tx_packets)"
+	check_eq "qstats: each TX queue reports stops and wakes" \
+		"$(echo "$qstats" | jq '[.[] | select(.type == "tx") | .stop, .wake | numbers] | length')" 4
 else
 	check_eq "no qstats before 6.9 (pfb_qstats.py exit 2)" "$qrc" 2
+	check_eq "ethtool -S: each queue's packets, bytes, stops, wakes" \
+		"$(grep -cE '^txq[01]_tx_(packets|bytes|stops|wakes)$' <<< "$names")" 8
+	check_eq "ethtool -S: the device's stops and wakes" \
+		"$(grep -cE '^tx_(stops|wakes)$' <<< "$names")" 2
+	check_eq "ethtool -S: per-queue packets add up to ip -s link" \
+		$(($(ethtool_stat $a txq0_tx_packets) + $(ethtool_stat $a txq1_tx_packets))) \
+		"$(link_stat $a tx_packets)"
 fi
-check_cmp "TCP went through $a (packets)" "$(ethtool_stat $a tx_packets)" ">" 1000
+check_cmp "TCP went through $a (packets)" "$(link_stat $a tx_packets)" ">" 1000
 
 # A frame longer than the peer's MTU allows is dropped by the peer and
 # counted, as veth's forward path does: with $b at MTU 1000, 1200-byte
 # pings from $a (MTU 1500) do not cross.
-d0=$(refnic_stat $b rx_dropped $ns)
+d0=$(refnic_link_stat $b rx_dropped $ns)
 check "$b MTU 1000" ip -n $ns link set $b mtu 1000
 check_fails "1200-byte pings do not cross" busybox ping -c 3 -W 1 -i 0.2 -s 1200 10.77.0.2
-check_eq "$b dropped each (rx_dropped)" $(($(refnic_stat $b rx_dropped $ns) - d0)) 3
+check_eq "$b dropped each (rx_dropped)" $(($(refnic_link_stat $b rx_dropped $ns) - d0)) 3
 check "$b MTU 1500" ip -n $ns link set $b mtu 1500
 check "1200-byte pings cross at MTU 1500" busybox ping -c 2 -W 2 -i 0.2 -s 1200 10.77.0.2
 

@@ -72,13 +72,13 @@ flood() {
 		[ "$(cat /sys/class/net/$a/carrier 2>/dev/null)" = 1 ] && break
 		sleep 0.1
 	done
-	tx=$(ethtool_stat $a tx_packets)
+	tx=$(link_stat $a tx_packets)
 	refnic_pktgen $a queue_xmit 0 1 "$bmac" 10.77.0.2 &
 	pg_pid=$!
 	n_starts=$((n_starts + 1))
 	# until it sends (or has stopped already: no carrier)
 	for i in $(seq 50); do
-		[ "$(ethtool_stat $a tx_packets)" -gt "$tx" ] && break
+		[ "$(link_stat $a tx_packets)" -gt "$tx" ] && break
 		kill -0 "$pg_pid" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -100,7 +100,7 @@ op() {
 	fi
 }
 
-tx0=$(ethtool_stat $a tx_packets)
+tx0=$(link_stat $a tx_packets)
 flood
 end=$(($(date +%s) + secs))
 while [ "$(date +%s)" -lt "$end" ]; do
@@ -129,22 +129,22 @@ while [ "$(date +%s)" -lt "$end" ]; do
 done
 refnic_pktgen_end "$pg_pid"
 echo "# $n_ops operations, pktgen started $n_starts times," \
-	"$(($(ethtool_stat $a tx_packets) - tx0)) frames sent"
+	"$(($(link_stat $a tx_packets) - tx0)) frames sent"
 check_eq "no operation failed" "$n_failed" 0
-check_cmp "traffic flowed" $(($(ethtool_stat $a tx_packets) - tx0)) ">" 1000
+check_cmp "traffic flowed" $(($(link_stat $a tx_packets) - tx0)) ">" 1000
 
 check "$a drained" refnic_quiesce $a
 check "$b drained" refnic_quiesce $b $ns
-echo "# $a: tx_packets $(ethtool_stat $a tx_packets), tx_carrier_errors" \
-	"$(ethtool_stat $a tx_carrier_errors), tx_dropped $(ethtool_stat $a tx_dropped);" \
-	"$b: rx_packets $(refnic_stat $b rx_packets $ns), rx_dropped $(refnic_stat $b rx_dropped $ns)"
+echo "# $a: tx_packets $(link_stat $a tx_packets), tx_carrier_errors" \
+	"$(link_stat $a tx_carrier_errors), tx_dropped $(link_stat $a tx_dropped);" \
+	"$b: rx_packets $(refnic_link_stat $b rx_packets $ns), rx_dropped $(refnic_link_stat $b rx_dropped $ns)"
 check_eq "every frame $a took reached $b or was counted dropped" \
 	"$(refnic_wait_accounted $a $b $ns)" 0
 check_eq "every frame $b took reached $a or was counted dropped" \
 	"$(refnic_wait_accounted $b $a "" $ns)" 0
 check_eq "$a: BQL has nothing in flight" "$(refnic_inflight $a)" 0
 check_eq "$b: BQL has nothing in flight" "$(refnic_inflight $b $ns)" 0
-check_eq "no TX timeout" "$(ethtool_stat $a tx_timeouts) $(refnic_stat $b tx_timeouts $ns)" "0 0"
+check_eq "no TX timeout" "$(refnic_timeouts $a) $(refnic_timeouts $b $ns)" "0 0"
 
 # Unload with everything up and frames still on the ring. pktgen stops
 # first: removing a device it still sends on makes it print a WARNING line.

@@ -320,9 +320,9 @@ stall_dump() {
 	{
 		ip -d link show dev "$1" | head -n 1
 		tc -s qdisc show dev "$1"
-		ethtool -S "$1" | grep -E '^ *(tx_packets|tx_stops|tx_wakes|tx_ring_full|tx_completions|napi_polls|tx_dropped):' |
-			tr -s ' \n' ' '
-		echo
+		echo "tx_packets $(link_stat "$1" tx_packets) tx_dropped $(link_stat "$1" tx_dropped)" \
+			"$(ethtool -S "$1" | grep -E '^ *(tx_stops|tx_wakes|tx_ring_full|tx_completions|napi_polls):' |
+			tr -s ' \n' ' ')"
 		[ -r $b/inflight ] && echo "bql inflight $(cat $b/inflight) limit $(cat $b/limit)"
 		grep -h -E 'Running|Stopped' "$PG"/kpktgend_* | tr '\n' ' '
 		echo
@@ -349,7 +349,7 @@ drained() {
 # round_end DEV: what every round checks: no TX timeout, no kernel report.
 round_end() {
 	local to
-	to=$(ethtool_stat "$1" tx_timeouts)
+	to=$(refnic_timeouts "$1")
 	[ "$to" = 0 ] || { n_stalls=$((n_stalls + 1)); echo "# $1: tx_timeouts $to"; }
 	if ! dmesg | tail -n +$((klog0 + 1)) | "$PFB_TOP/tools/vm/check-kernel-log" >/dev/null; then
 		n_warn=$((n_warn + 1))
@@ -669,9 +669,9 @@ check_eq "no fault command failed" "$n_failed" 0
 check_cmp "the kernel accepted some fuzzed messages (on roots and mq children)" "$n_fuzz_ok" ">" 0
 check_eq "no kernel report during the rounds" "$n_warn" 0
 for d in sk1a sk4; do
-	check_eq "$d: no TX timeout" "$(ethtool_stat $d tx_timeouts)" 0
+	check_eq "$d: no TX timeout" "$(refnic_timeouts $d)" 0
 done
-check_eq "sk1b: no TX timeout" "$(refnic_stat sk1b tx_timeouts $ns)" 0
+check_eq "sk1b: no TX timeout" "$(refnic_timeouts sk1b $ns)" 0
 
 # --- order across reconfiguration: a numbered stream over the pair.
 refnic_bql sk1a on

@@ -48,7 +48,7 @@ Definitions (shared/DESIGN.md), per measurement window:
              driver (TCQ_F_CAN_BYPASS), unseen by the tracepoint: "bypassed"
              is that share of the qdisc's packets, "batch (+bypass)" the
              mean counting each of them as a batch
-  doorbells/pkt  refnic tx_doorbells / tx_packets (ethtool -S); virtio_net's TX
+  doorbells/pkt  refnic tx_doorbells (ethtool -S) / sent; virtio_net's TX
              kicks (ethtool -S, tx_queue_N_kicks on 6.1, txN_kicks on 6.12,
              summed over the TX queues) / sent; none for other drivers
   CPU ns/pkt busy time from /proc/stat (all CPUs) / sent packets

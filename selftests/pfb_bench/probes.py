@@ -298,10 +298,10 @@ def doorbell_figures(e0, e1, sent):
     fig = {}
     db0, db1 = doorbell_count(e0), doorbell_count(e1)
     if "tx_doorbells" in e1:
-        # refnic: its own tx_packets, read with its doorbells
-        ntx = count_diff(e0, e1, "tx_packets")
-        if ntx > 0:
-            fig["doorbells_per_pkt"] = (db1 - db0) / ntx
+        # refnic: its doorbells per sent packet (its tx_packets are in ip -s
+        # link only, read with ethtool -S in one snapshot)
+        if sent > 0:
+            fig["doorbells_per_pkt"] = (db1 - db0) / sent
             fig["db_hist"] = [count_diff(e0, e1, k) for k in DB_BUCKETS]
     elif db0 is not None and db1 is not None and sent > 0:
         # virtio_net: kicks per sent packet (6.12 has no TX packet count

@@ -39,8 +39,8 @@
  */
 #define REFNIC_HIST_BUCKETS	8
 
-/* Counters written by ndo_start_xmit (and ndo_tx_timeout, which runs with
- * the queues frozen), which the TX queue's xmit lock serialises.
+/* Counters written by ndo_start_xmit, which the TX queue's xmit lock
+ * serialises.
  */
 struct refnic_xmit_stats {
 	struct u64_stats_sync	syncp;
@@ -50,7 +50,6 @@ struct refnic_xmit_stats {
 	u64_stats_t		xmit_more;
 	u64_stats_t		stops;
 	u64_stats_t		ring_full;
-	u64_stats_t		timeouts;
 	u64_stats_t		fault_busy;
 	u64_stats_t		fault_stop;
 	u64_stats_t		fault_drop;

@@ -11,54 +11,70 @@
 
 #include "refnic.h"
 
-/* Per TX queue, in this order; the totals start with the same names. */
+/* ethtool -S carries only what the running kernel has no standard place
+ * for (Documentation/networking/refnic.rst, "Counters"): the device's
+ * packets, bytes, drops and carrier errors are in rtnl_link_stats64 (ip -s
+ * link), a TX queue's timeouts in sysfs (queues/tx-N/tx_timeout, counted
+ * by the core's watchdog), and with netdev_stat_ops (6.9+) a TX queue's
+ * packets, bytes, stops and wakes in qstats, the device's too. Per TX
+ * queue, txq<N>_*, in this order; the device-wide totals are the first
+ * REFNIC_S_TOTALS, without the prefix.
+ */
 enum {
-	REFNIC_S_TX_PACKETS,
-	REFNIC_S_TX_BYTES,
 	REFNIC_S_TX_DOORBELLS,
 	REFNIC_S_TX_XMIT_MORE,
-	REFNIC_S_TX_STOPS,
-	REFNIC_S_TX_WAKES,
 	REFNIC_S_TX_RING_FULL,
 	REFNIC_S_TX_COMPLETIONS,
 	REFNIC_S_NAPI_POLLS,
-	REFNIC_S_TX_TIMEOUTS,
 	REFNIC_S_TX_FAULT_BUSY,
 	REFNIC_S_TX_FAULT_STOP,
 	REFNIC_S_TX_FAULT_DROP,
-	REFNIC_S_TX_DROPPED,
+	REFNIC_S_HIST,			/* the packets-per-doorbell buckets */
+	REFNIC_S_HIST_LAST = REFNIC_S_HIST + REFNIC_HIST_BUCKETS - 1,
+#ifndef REFNIC_HAVE_STAT_OPS
+	REFNIC_S_TX_STOPS,
+	REFNIC_S_TX_WAKES,
+#endif
+	REFNIC_S_TOTALS,
+	/* per queue only: the device's totals are in stats64 */
+	REFNIC_S_TX_DROPPED = REFNIC_S_TOTALS,
 	REFNIC_S_TX_CARRIER_ERRORS,
-	REFNIC_S_HIST,
-	REFNIC_S_TXQ = REFNIC_S_HIST + REFNIC_HIST_BUCKETS,
+#ifndef REFNIC_HAVE_STAT_OPS
+	REFNIC_S_TX_PACKETS,
+	REFNIC_S_TX_BYTES,
+#endif
+	REFNIC_S_TXQ,
 };
 
-static const char refnic_txq_names[REFNIC_S_HIST][ETH_GSTRING_LEN] = {
-	"tx_packets", "tx_bytes", "tx_doorbells", "tx_xmit_more",
-	"tx_stops", "tx_wakes", "tx_ring_full", "tx_completions",
-	"napi_polls", "tx_timeouts", "tx_fault_busy", "tx_fault_stop",
-	"tx_fault_drop", "tx_dropped", "tx_carrier_errors",
+static const char refnic_stat_names[REFNIC_S_TXQ][ETH_GSTRING_LEN] = {
+	[REFNIC_S_TX_DOORBELLS]		= "tx_doorbells",
+	[REFNIC_S_TX_XMIT_MORE]		= "tx_xmit_more",
+	[REFNIC_S_TX_RING_FULL]		= "tx_ring_full",
+	[REFNIC_S_TX_COMPLETIONS]	= "tx_completions",
+	[REFNIC_S_NAPI_POLLS]		= "napi_polls",
+	[REFNIC_S_TX_FAULT_BUSY]	= "tx_fault_busy",
+	[REFNIC_S_TX_FAULT_STOP]	= "tx_fault_stop",
+	[REFNIC_S_TX_FAULT_DROP]	= "tx_fault_drop",
+	[REFNIC_S_HIST + 0]		= "tx_doorbell_pkts_1",
+	[REFNIC_S_HIST + 1]		= "tx_doorbell_pkts_2",
+	[REFNIC_S_HIST + 2]		= "tx_doorbell_pkts_3_4",
+	[REFNIC_S_HIST + 3]		= "tx_doorbell_pkts_5_8",
+	[REFNIC_S_HIST + 4]		= "tx_doorbell_pkts_9_16",
+	[REFNIC_S_HIST + 5]		= "tx_doorbell_pkts_17_32",
+	[REFNIC_S_HIST + 6]		= "tx_doorbell_pkts_33_64",
+	[REFNIC_S_HIST + 7]		= "tx_doorbell_pkts_65_up",
+	[REFNIC_S_TX_DROPPED]		= "tx_dropped",
+	[REFNIC_S_TX_CARRIER_ERRORS]	= "tx_carrier_errors",
+#ifndef REFNIC_HAVE_STAT_OPS
+	[REFNIC_S_TX_STOPS]		= "tx_stops",
+	[REFNIC_S_TX_WAKES]		= "tx_wakes",
+	[REFNIC_S_TX_PACKETS]		= "tx_packets",
+	[REFNIC_S_TX_BYTES]		= "tx_bytes",
+#endif
 };
 
-static const char refnic_hist_names[REFNIC_HIST_BUCKETS][ETH_GSTRING_LEN] = {
-	"tx_doorbell_pkts_1", "tx_doorbell_pkts_2", "tx_doorbell_pkts_3_4",
-	"tx_doorbell_pkts_5_8", "tx_doorbell_pkts_9_16",
-	"tx_doorbell_pkts_17_32", "tx_doorbell_pkts_33_64",
-	"tx_doorbell_pkts_65_up",
-};
-
-/* Device-wide: the TX names, then these, then the histogram, then these. */
-enum {
-	REFNIC_S_RX_PACKETS,
-	REFNIC_S_RX_BYTES,
-	REFNIC_S_RX_DROPPED,
-	REFNIC_S_RX,
-};
-
-static const char refnic_rx_names[REFNIC_S_RX][ETH_GSTRING_LEN] = {
-	"rx_packets", "rx_bytes", "rx_dropped",
-};
-
-#define REFNIC_S_TOTALS	(REFNIC_S_TXQ + REFNIC_S_RX)
+/* One name above per bucket. */
+static_assert(REFNIC_HIST_BUCKETS == 8);
 
 static void refnic_get_drvinfo(struct net_device *dev,
 			       struct ethtool_drvinfo *info)
@@ -88,24 +104,14 @@ static void refnic_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
 	unsigned int i, j;
 
-	switch (sset) {
-	case ETH_SS_STATS:
-		for (j = 0; j < REFNIC_S_HIST; j++)
-			refnic_puts(&data, refnic_txq_names[j]);
-		for (j = 0; j < REFNIC_S_RX; j++)
-			refnic_puts(&data, refnic_rx_names[j]);
-		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
-			refnic_puts(&data, refnic_hist_names[j]);
-		for (i = 0; i < dev->real_num_tx_queues; i++) {
-			for (j = 0; j < REFNIC_S_HIST; j++)
-				ethtool_sprintf(&data, "txq%u_%s", i,
-						refnic_txq_names[j]);
-			for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
-				ethtool_sprintf(&data, "txq%u_%s", i,
-						refnic_hist_names[j]);
-		}
-		break;
-	}
+	if (sset != ETH_SS_STATS)
+		return;
+	for (j = 0; j < REFNIC_S_TOTALS; j++)
+		refnic_puts(&data, refnic_stat_names[j]);
+	for (i = 0; i < dev->real_num_tx_queues; i++)
+		for (j = 0; j < REFNIC_S_TXQ; j++)
+			ethtool_sprintf(&data, "txq%u_%s", i,
+					refnic_stat_names[j]);
 }
 
 /* One TX queue's counters, in REFNIC_S_* order. */
@@ -115,25 +121,28 @@ static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
 
 	do {
 		start = u64_stats_fetch_begin(&q->xstats.syncp);
-		v[REFNIC_S_TX_PACKETS] = u64_stats_read(&q->xstats.packets);
-		v[REFNIC_S_TX_BYTES] = u64_stats_read(&q->xstats.bytes);
 		v[REFNIC_S_TX_DOORBELLS] = u64_stats_read(&q->xstats.doorbells);
 		v[REFNIC_S_TX_XMIT_MORE] = u64_stats_read(&q->xstats.xmit_more);
-		v[REFNIC_S_TX_STOPS] = u64_stats_read(&q->xstats.stops);
 		v[REFNIC_S_TX_RING_FULL] = u64_stats_read(&q->xstats.ring_full);
-		v[REFNIC_S_TX_TIMEOUTS] = u64_stats_read(&q->xstats.timeouts);
 		v[REFNIC_S_TX_FAULT_BUSY] = u64_stats_read(&q->xstats.fault_busy);
 		v[REFNIC_S_TX_FAULT_STOP] = u64_stats_read(&q->xstats.fault_stop);
 		v[REFNIC_S_TX_FAULT_DROP] = u64_stats_read(&q->xstats.fault_drop);
 		v[REFNIC_S_TX_DROPPED] = u64_stats_read(&q->xstats.dropped);
+#ifndef REFNIC_HAVE_STAT_OPS
+		v[REFNIC_S_TX_PACKETS] = u64_stats_read(&q->xstats.packets);
+		v[REFNIC_S_TX_BYTES] = u64_stats_read(&q->xstats.bytes);
+		v[REFNIC_S_TX_STOPS] = u64_stats_read(&q->xstats.stops);
+#endif
 		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
 			v[REFNIC_S_HIST + j] = u64_stats_read(&q->xstats.hist[j]);
 	} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
 	do {
 		start = u64_stats_fetch_begin(&q->nstats.syncp);
-		v[REFNIC_S_TX_WAKES] = u64_stats_read(&q->nstats.wakes);
 		v[REFNIC_S_TX_COMPLETIONS] = u64_stats_read(&q->nstats.completions);
 		v[REFNIC_S_NAPI_POLLS] = u64_stats_read(&q->nstats.polls);
+#ifndef REFNIC_HAVE_STAT_OPS
+		v[REFNIC_S_TX_WAKES] = u64_stats_read(&q->nstats.wakes);
+#endif
 	} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
 	do {
 		start = u64_stats_fetch_begin(&q->wstats.syncp);
@@ -142,41 +151,28 @@ static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
 	} while (u64_stats_fetch_retry(&q->wstats.syncp, start));
 }
 
+/* The totals count every queue, those beyond the channel count too, as
+ * stats64 and qstats do.
+ */
 static void refnic_get_ethtool_stats(struct net_device *dev,
 				     struct ethtool_stats *stats, u64 *data)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
 	u64 *txq_data = data + REFNIC_S_TOTALS;
-	u64 tot[REFNIC_S_TXQ] = {}, rx[REFNIC_S_RX] = {};
-	unsigned int i, j, start;
+	unsigned int i, j;
 
+	memset(data, 0, REFNIC_S_TOTALS * sizeof(*data));
 	for (i = 0; i < priv->nqueues; i++) {
-		struct refnic_queue *q = &priv->queues[i];
 		u64 v[REFNIC_S_TXQ];
 
-		refnic_txq_stats(q, v);
-		for (j = 0; j < REFNIC_S_TXQ; j++)
-			tot[j] += v[j];
+		refnic_txq_stats(&priv->queues[i], v);
+		for (j = 0; j < REFNIC_S_TOTALS; j++)
+			data[j] += v[j];
 		if (i < dev->real_num_tx_queues) {
 			memcpy(txq_data, v, sizeof(v));
 			txq_data += REFNIC_S_TXQ;
 		}
-		do {
-			start = u64_stats_fetch_begin(&q->nstats.syncp);
-			rx[REFNIC_S_RX_PACKETS] += u64_stats_read(&q->nstats.rx_packets);
-			rx[REFNIC_S_RX_BYTES] += u64_stats_read(&q->nstats.rx_bytes);
-		} while (u64_stats_fetch_retry(&q->nstats.syncp, start));
-		do {
-			start = u64_stats_fetch_begin(&q->rstats.syncp);
-			rx[REFNIC_S_RX_DROPPED] += u64_stats_read(&q->rstats.dropped);
-		} while (u64_stats_fetch_retry(&q->rstats.syncp, start));
 	}
-
-	memcpy(data, tot, REFNIC_S_HIST * sizeof(u64));
-	data += REFNIC_S_HIST;
-	memcpy(data, rx, sizeof(rx));
-	data += REFNIC_S_RX;
-	memcpy(data, tot + REFNIC_S_HIST, REFNIC_HIST_BUCKETS * sizeof(u64));
 }
 
 static void refnic_get_ringparam(struct net_device *dev,

@@ -42,19 +42,29 @@
  *   /sys/module/refnic/parameters/line_rate_mbps
  *			line rate of devices created later (default 0,
  *			unlimited), 0..1000000
- *   ethtool -S DEV	device-wide totals, then per TX queue txq<N>_*:
- *			tx_packets, tx_bytes, tx_doorbells, tx_xmit_more
- *			(packets sent with xmit_more), tx_stops (queue stopped
- *			by the ring or BQL), tx_wakes, tx_ring_full (stops
- *			because the ring was full), tx_completions, napi_polls,
- *			tx_timeouts, tx_fault_busy, tx_fault_stop,
- *			tx_fault_drop (injected faults, below), tx_dropped
- *			(frames taken and freed before the ring: not in
- *			tx_packets), tx_carrier_errors (pair: frames sent
- *			while the peer was down, lost on the link),
+ *   ethtool -S DEV	the counters without a standard home on the running
+ *			kernel (refnic_ethtool.c), device-wide totals, then
+ *			per TX queue txq<N>_*: tx_doorbells, tx_xmit_more
+ *			(packets sent with xmit_more), tx_ring_full (stops
+ *			because the ring was full), tx_completions,
+ *			napi_polls, tx_fault_busy, tx_fault_stop,
+ *			tx_fault_drop (injected faults, below),
  *			tx_doorbell_pkts_* (packets per doorbell: 1, 2, 3_4,
- *			5_8, 9_16, 17_32, 33_64, 65_up)
- *			and rx_packets, rx_bytes, rx_dropped.
+ *			5_8, 9_16, 17_32, 33_64, 65_up); per queue only,
+ *			tx_dropped (frames taken and freed before the ring:
+ *			not in tx_packets) and tx_carrier_errors (pair: frames
+ *			sent while the peer was down, lost on the link); and
+ *			without qstats (before 6.9) tx_stops (queue stopped by
+ *			the ring or BQL), tx_wakes, and per queue tx_packets,
+ *			tx_bytes.
+ *   ip -s link, /sys/class/net/DEV/statistics
+ *			the device's packets, bytes and drops each way, and
+ *			tx_carrier_errors (stats64)
+ *   /sys/class/net/DEV/queues/tx-N/tx_timeout
+ *			a TX queue's timeouts (the core's watchdog counts them)
+ *   netdev netlink qstats-get (6.9+)
+ *			per queue: packets and bytes each way, TX stops and
+ *			wakes
  *
  * Fault injection, per device, in debugfs (refnic_debugfs.c), 0 = off:
  *   /sys/kernel/debug/refnic/<ifname>/busy_every N
@@ -285,8 +295,8 @@ static void refnic_get_stats64(struct net_device *dev,
 
 #ifdef REFNIC_HAVE_STAT_OPS
 /* Per-queue statistics (netdev netlink's qstats-get, 6.9+): packets and
- * bytes each way, and on TX the stops and wakes, counted as ethtool -S
- * counts them (BQL's included). Called under RTNL, with the queues
+ * bytes each way, and on TX the stops and wakes (BQL's included), which
+ * ethtool -S then leaves out. Called under RTNL, with the queues
  * allocated; a queue beyond the channel count keeps its counters, which
  * the base adds so that the device's totals are those of ip -s link.
  */

@@ -574,17 +574,15 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 }
 
 /* Called by the watchdog with the TX queues frozen: a queue stopped for
- * watchdog_timeo. As real drivers do, count it and reset the rings from
- * process context (down and up: what was posted is sent, the queues wake).
+ * watchdog_timeo, which the watchdog counted (queues/tx-N/tx_timeout). As
+ * real drivers do, reset the rings from process context (down and up: what
+ * was posted is sent, the queues wake).
  */
 void refnic_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	struct refnic_priv *priv = netdev_priv(dev);
 	struct refnic_queue *q = &priv->queues[txqueue];
 
-	u64_stats_update_begin(&q->xstats.syncp);
-	u64_stats_inc(&q->xstats.timeouts);
-	u64_stats_update_end(&q->xstats.syncp);
 	netdev_warn(dev, "TX queue %u timed out: prod %u tail %u wire %u clean %u, resetting\n",
 		    txqueue, q->prod, q->tail, READ_ONCE(q->wire),
 		    READ_ONCE(q->clean));
