@@ -271,6 +271,21 @@ refnic_wait_accounted() {
 	echo "$u"
 }
 
+# refnic_steady CMD...: CMD's output once two runs 0.2 s apart agree (a
+# late ACK or FIN counted between two reads would otherwise look like a
+# lost or an invented frame); fails after ~10 s of change.
+refnic_steady() {
+	local c0 c1 i
+	c1=$("$@")
+	for i in $(seq 50); do
+		sleep 0.2
+		c0=$c1 c1=$("$@")
+		[ "$c0" = "$c1" ] && { echo "$c1"; return 0; }
+	done
+	echo "$c1"
+	return 1
+}
+
 # refnic_now: seconds since the epoch, with nanoseconds.
 refnic_now() {
 	date +%s.%N

@@ -35,9 +35,18 @@
 
 /* Packets-per-doorbell histogram, buckets 1, 2, 3-4, 5-8, 9-16, 17-32,
  * 33-64 and 65+: the buckets of pfifo_bulk's batch histogram, so that the
- * two can be compared bucket by bucket.
+ * two can be compared bucket by bucket. A second one counts the segments
+ * per doorbell (a TSO frame is one packet, gso_segs segments).
  */
 #define REFNIC_HIST_BUCKETS	8
+
+/* The offloads of a real NIC, on by default, each switchable with
+ * ethtool -K (sg, tx, tso): scatter-gather, checksum and TCP segmentation.
+ * Without them the stack linearises, checksums and segments every frame in
+ * software before ndo_start_xmit.
+ */
+#define REFNIC_OFFLOADS		(NETIF_F_SG | NETIF_F_HW_CSUM | \
+				 NETIF_F_TSO | NETIF_F_TSO6)
 
 /* Counters written by ndo_start_xmit, which the TX queue's xmit lock
  * serialises.
@@ -45,6 +54,7 @@
 struct refnic_xmit_stats {
 	struct u64_stats_sync	syncp;
 	u64_stats_t		packets;
+	u64_stats_t		segments;	/* on the wire: gso_segs per TSO frame */
 	u64_stats_t		bytes;
 	u64_stats_t		doorbells;
 	u64_stats_t		xmit_more;
@@ -55,6 +65,7 @@ struct refnic_xmit_stats {
 	u64_stats_t		fault_drop;
 	u64_stats_t		dropped;	/* taken, freed before the ring */
 	u64_stats_t		hist[REFNIC_HIST_BUCKETS];
+	u64_stats_t		hist_segs[REFNIC_HIST_BUCKETS];
 };
 
 /* Counters written by the NAPI poll, or by the down path once NAPI is
@@ -81,9 +92,14 @@ struct refnic_rx_drop_stats {
 	u64_stats_t		dropped;
 };
 
+/* @len: skb->len, what BQL and the byte counters are told, as the stack
+ * counts a TSO frame; @line_bytes: what its segments occupy on the line,
+ * each with its own headers and Ethernet's overhead.
+ */
 struct refnic_desc {
 	struct sk_buff		*skb;
 	unsigned int		len;
+	unsigned int		line_bytes;
 };
 
 /* One queue pair: TX ring @index (when index < real_num_tx_queues), RX queue
@@ -113,6 +129,8 @@ struct refnic_queue {
 	u32			wake_thresh;
 	u32			prod;
 	u32			tail;
+	u32			prod_segs;	/* segments posted, free-running */
+	u32			tail_segs;	/* prod_segs at the last doorbell */
 	u32			fault_busy_calls;	/* since the last injected busy */
 	u32			fault_stop_frames;	/* since the last injected stop */
 	u32			fault_drop_calls;	/* since the last injected drop */

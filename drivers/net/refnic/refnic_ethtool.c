@@ -21,6 +21,7 @@
  * REFNIC_S_TOTALS, without the prefix.
  */
 enum {
+	REFNIC_S_TX_SEGMENTS,		/* on the wire: a TSO frame's gso_segs */
 	REFNIC_S_TX_DOORBELLS,
 	REFNIC_S_TX_XMIT_MORE,
 	REFNIC_S_TX_RING_FULL,
@@ -31,6 +32,8 @@ enum {
 	REFNIC_S_TX_FAULT_DROP,
 	REFNIC_S_HIST,			/* the packets-per-doorbell buckets */
 	REFNIC_S_HIST_LAST = REFNIC_S_HIST + REFNIC_HIST_BUCKETS - 1,
+	REFNIC_S_HIST_SEGS,		/* the segments-per-doorbell buckets */
+	REFNIC_S_HIST_SEGS_LAST = REFNIC_S_HIST_SEGS + REFNIC_HIST_BUCKETS - 1,
 #ifndef REFNIC_HAVE_STAT_OPS
 	REFNIC_S_TX_STOPS,
 	REFNIC_S_TX_WAKES,
@@ -47,6 +50,7 @@ enum {
 };
 
 static const char refnic_stat_names[REFNIC_S_TXQ][ETH_GSTRING_LEN] = {
+	[REFNIC_S_TX_SEGMENTS]		= "tx_segments",
 	[REFNIC_S_TX_DOORBELLS]		= "tx_doorbells",
 	[REFNIC_S_TX_XMIT_MORE]		= "tx_xmit_more",
 	[REFNIC_S_TX_RING_FULL]		= "tx_ring_full",
@@ -63,6 +67,14 @@ static const char refnic_stat_names[REFNIC_S_TXQ][ETH_GSTRING_LEN] = {
 	[REFNIC_S_HIST + 5]		= "tx_doorbell_pkts_17_32",
 	[REFNIC_S_HIST + 6]		= "tx_doorbell_pkts_33_64",
 	[REFNIC_S_HIST + 7]		= "tx_doorbell_pkts_65_up",
+	[REFNIC_S_HIST_SEGS + 0]	= "tx_doorbell_segs_1",
+	[REFNIC_S_HIST_SEGS + 1]	= "tx_doorbell_segs_2",
+	[REFNIC_S_HIST_SEGS + 2]	= "tx_doorbell_segs_3_4",
+	[REFNIC_S_HIST_SEGS + 3]	= "tx_doorbell_segs_5_8",
+	[REFNIC_S_HIST_SEGS + 4]	= "tx_doorbell_segs_9_16",
+	[REFNIC_S_HIST_SEGS + 5]	= "tx_doorbell_segs_17_32",
+	[REFNIC_S_HIST_SEGS + 6]	= "tx_doorbell_segs_33_64",
+	[REFNIC_S_HIST_SEGS + 7]	= "tx_doorbell_segs_65_up",
 	[REFNIC_S_TX_DROPPED]		= "tx_dropped",
 	[REFNIC_S_TX_CARRIER_ERRORS]	= "tx_carrier_errors",
 #ifndef REFNIC_HAVE_STAT_OPS
@@ -73,7 +85,7 @@ static const char refnic_stat_names[REFNIC_S_TXQ][ETH_GSTRING_LEN] = {
 #endif
 };
 
-/* One name above per bucket. */
+/* One name above per bucket of each histogram. */
 static_assert(REFNIC_HIST_BUCKETS == 8);
 
 static void refnic_get_drvinfo(struct net_device *dev,
@@ -121,6 +133,7 @@ static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
 
 	do {
 		start = u64_stats_fetch_begin(&q->xstats.syncp);
+		v[REFNIC_S_TX_SEGMENTS] = u64_stats_read(&q->xstats.segments);
 		v[REFNIC_S_TX_DOORBELLS] = u64_stats_read(&q->xstats.doorbells);
 		v[REFNIC_S_TX_XMIT_MORE] = u64_stats_read(&q->xstats.xmit_more);
 		v[REFNIC_S_TX_RING_FULL] = u64_stats_read(&q->xstats.ring_full);
@@ -133,8 +146,11 @@ static void refnic_txq_stats(struct refnic_queue *q, u64 *v)
 		v[REFNIC_S_TX_BYTES] = u64_stats_read(&q->xstats.bytes);
 		v[REFNIC_S_TX_STOPS] = u64_stats_read(&q->xstats.stops);
 #endif
-		for (j = 0; j < REFNIC_HIST_BUCKETS; j++)
+		for (j = 0; j < REFNIC_HIST_BUCKETS; j++) {
 			v[REFNIC_S_HIST + j] = u64_stats_read(&q->xstats.hist[j]);
+			v[REFNIC_S_HIST_SEGS + j] =
+				u64_stats_read(&q->xstats.hist_segs[j]);
+		}
 	} while (u64_stats_fetch_retry(&q->xstats.syncp, start));
 	do {
 		start = u64_stats_fetch_begin(&q->nstats.syncp);

@@ -36,6 +36,16 @@
  *			its TX queues; "speed 0" restores the default,
  *			unlimited (the line then carries what its timers can
  *			send); ethtool reports unlimited as unknown
+ *   ethtool -K DEV sg|tx|tso on|off
+ *			offloads (default all on): scatter-gather,
+ *			checksum (NETIF_F_HW_CSUM), TSO for IPv4 and IPv6.
+ *			"tso off sg off tx off" is a NIC without offloads: the
+ *			stack linearises, checksums and segments every frame
+ *			before ndo_start_xmit. With TSO a frame of up to 64 KB
+ *			takes one descriptor and one BQL charge of skb->len;
+ *			the wire puts its gso_segs segments on the line, each
+ *			with its headers, and a peer receives it whole, as
+ *			through veth (see refnic_wire_send())
  *   /sys/module/refnic/parameters/doorbell_ns
  *			emulated doorbell cost, ns of busy wait, 0..100000
  *			(default 1000, see below), writable at run time
@@ -44,13 +54,16 @@
  *			unlimited), 0..1000000
  *   ethtool -S DEV	the counters without a standard home on the running
  *			kernel (refnic_ethtool.c), device-wide totals, then
- *			per TX queue txq<N>_*: tx_doorbells, tx_xmit_more
- *			(packets sent with xmit_more), tx_ring_full (stops
- *			because the ring was full), tx_completions,
- *			napi_polls, tx_fault_busy, tx_fault_stop,
+ *			per TX queue txq<N>_*: tx_segments (on the wire: a
+ *			TSO frame counts its gso_segs), tx_doorbells,
+ *			tx_xmit_more (packets sent with xmit_more),
+ *			tx_ring_full (stops because the ring was full),
+ *			tx_completions, napi_polls, tx_fault_busy,
+ *			tx_fault_stop,
  *			tx_fault_drop (injected faults, below),
  *			tx_doorbell_pkts_* (packets per doorbell: 1, 2, 3_4,
- *			5_8, 9_16, 17_32, 33_64, 65_up); per queue only,
+ *			5_8, 9_16, 17_32, 33_64, 65_up), tx_doorbell_segs_*
+ *			(segments per doorbell, same buckets); per queue only,
  *			tx_dropped (frames taken and freed before the ring:
  *			not in tx_packets) and tx_carrier_errors (pair: frames
  *			sent while the peer was down, lost on the link); and
@@ -396,6 +409,11 @@ static void refnic_setup(struct net_device *dev)
 #ifdef REFNIC_HAVE_STAT_OPS
 	dev->stat_ops = &refnic_stat_ops;
 #endif
+	/* Switchable (ethtool -K); the core keeps TSO off while SG or the
+	 * checksum is off.
+	 */
+	dev->hw_features = REFNIC_OFFLOADS;
+	dev->features |= REFNIC_OFFLOADS;
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = refnic_reset_cancel;
 	/* Longer than a stopped queue can wait: at 1 Mb/s, a quarter of a

@@ -19,6 +19,7 @@
 #include <linux/log2.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/tcp.h>
 #if defined(REFNIC_HAVE_TXQ_TRY_STOP) || defined(REFNIC_HAVE_TXQ_COMPLETED_WAKE)
 #include <net/netdev_queues.h>
 #endif
@@ -42,13 +43,42 @@ static u32 refnic_xmit_room(const struct refnic_queue *q)
 	return refnic_tx_free(q, q->prod, smp_load_acquire(&q->clean));
 }
 
-/* Time one frame occupies a wire of @mbps: Ethernet adds preamble and SFD
- * (8 bytes), the FCS (4) and the inter-frame gap (12), and pads to 60.
+/* What one frame of @len bytes occupies on the line: Ethernet adds
+ * preamble and SFD (8 bytes), the FCS (4) and the inter-frame gap (12), and
+ * pads to 60.
  */
-static u64 refnic_wire_ns(unsigned int len, u32 mbps)
+static unsigned int refnic_frame_bytes(unsigned int len)
 {
-	return div_u64((u64)(max_t(unsigned int, len, ETH_ZLEN) + 24) * 8000,
-		       mbps);
+	return max_t(unsigned int, len, ETH_ZLEN) + 24;
+}
+
+/* What @skb occupies on the line. A TSO frame goes out as gso_segs
+ * segments, each with its own copy of the headers: gso_size bytes of
+ * payload each, the last one the rest (never more segments than the
+ * payload fills). Only TCP reaches us as GSO: the core segments in
+ * software whatever REFNIC_OFFLOADS does not cover.
+ */
+static unsigned int refnic_line_bytes(const struct sk_buff *skb)
+{
+	const struct skb_shared_info *si = skb_shinfo(skb);
+	unsigned int hdr, full, last;
+
+	if (!skb_is_gso(skb) || si->gso_segs <= 1)
+		return refnic_frame_bytes(skb->len);
+	hdr = skb_tcp_all_headers(skb);
+	if (skb->len <= hdr)
+		return refnic_frame_bytes(skb->len);
+	full = min_t(unsigned int, si->gso_segs - 1,
+		     (skb->len - hdr - 1) / si->gso_size);
+	last = skb->len - full * si->gso_size;
+	return full * refnic_frame_bytes(hdr + si->gso_size) +
+	       refnic_frame_bytes(last);
+}
+
+/* Time @line_bytes (refnic_line_bytes()) occupy a wire of @mbps. */
+static u64 refnic_wire_ns(unsigned int line_bytes, u32 mbps)
+{
+	return div_u64((u64)line_bytes * 8000, mbps);
 }
 
 static unsigned int refnic_hist_bucket(u32 pkts)
@@ -246,6 +276,16 @@ static void refnic_wire_ctx_init(struct refnic_queue *q,
  * skb_shared_info of the frame still on our ring, and the receiving stack
  * writes to it (GRO moves frags and chains frag_list there), which freed a
  * frame still on the ring when another completed (KASAN, 6.12).
+ *
+ * pskb_copy(): the headers are copied, the page frags (SG) shared, as veth
+ * shares them, read-only (SKBFL_SHARED_FRAG kept): a 64 KB TSO frame costs
+ * no 64 KB atomic allocation. User pages (MSG_ZEROCOPY) are copied, as the
+ * core does for any frame looped back to a receiver. A TSO frame arrives
+ * whole, as through veth (GRO and TCP take GSO frames). A frame the
+ * checksum offload left CHECKSUM_PARTIAL (TSO's too) keeps it, which the
+ * receiving stack takes as verified (skb_csum_unnecessary()), as from a
+ * veth peer; any other frame was checksummed by the sender's stack and is
+ * received as bits, unverified.
  */
 static void refnic_wire_send(struct refnic_wire_ctx *c, struct sk_buff *skb)
 {
@@ -258,13 +298,18 @@ static void refnic_wire_send(struct refnic_wire_ctx *c, struct sk_buff *skb)
 			c->lost++;
 		return;
 	}
-	nskb = skb_copy(skb, GFP_ATOMIC);
+	nskb = pskb_copy(skb, GFP_ATOMIC);
+	if (nskb && skb_orphan_frags_rx(nskb, GFP_ATOMIC)) {
+		kfree_skb(nskb);
+		nskb = NULL;
+	}
 	if (nskb) {
 		/* A NIC receives bits: none of the sender's skb state. */
 		skb_scrub_packet(nskb, true);
 		skb_clear_hash(nskb);
 		nskb->priority = 0;
-		nskb->ip_summed = CHECKSUM_NONE;
+		if (nskb->ip_summed != CHECKSUM_PARTIAL)
+			nskb->ip_summed = CHECKSUM_NONE;
 		nskb->dev = c->peer;
 		if (!is_skb_forwardable(c->peer, nskb)) {
 			kfree_skb(nskb);
@@ -329,7 +374,7 @@ static enum hrtimer_restart refnic_wire_run(struct hrtimer *timer)
 		}
 		if (mbps) {
 			if (!q->frame_end) {
-				u64 ns = refnic_wire_ns(d->len, mbps);
+				u64 ns = refnic_wire_ns(d->line_bytes, mbps);
 				u64 from = q->wire_idle ? now :
 					   now - REFNIC_LINE_LAG_NS;
 
@@ -407,17 +452,20 @@ static void refnic_doorbell(struct refnic_queue *q)
 {
 	unsigned int ns = READ_ONCE(refnic_doorbell_ns);
 	u32 pkts = q->prod - q->tail;
+	u32 segs = q->prod_segs - q->tail_segs;
 
 	/* The release orders the descriptor writes before the tail, as the
 	 * wmb() before a driver's writel() to the tail register does.
 	 */
 	smp_store_release(&q->tail, q->prod);
+	q->tail_segs = q->prod_segs;
 	if (ns)
 		ndelay(ns);	/* what the MMIO write would cost */
 
 	u64_stats_update_begin(&q->xstats.syncp);
 	u64_stats_inc(&q->xstats.doorbells);
 	u64_stats_inc(&q->xstats.hist[refnic_hist_bucket(pkts)]);
+	u64_stats_inc(&q->xstats.hist_segs[refnic_hist_bucket(segs)]);
 	u64_stats_update_end(&q->xstats.syncp);
 
 	refnic_wire_kick(q);
@@ -485,6 +533,9 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct netdev_queue *txq = netdev_get_tx_queue(dev, qi);
 	bool more = netdev_xmit_more();
 	unsigned int len = skb->len;
+	/* a TSO frame: the segments the wire makes of it */
+	unsigned int segs = skb_is_gso(skb) ?
+			    max_t(unsigned int, skb_shinfo(skb)->gso_segs, 1) : 1;
 	bool stopped = false, ring_full = false, fault_stop = false;
 	u32 every;
 	bool ring;
@@ -519,9 +570,12 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		return refnic_xmit_busy(q, &q->xstats.ring_full);
 	}
 
-	q->ring[q->prod & q->mask] = (struct refnic_desc){ skb, len };
+	q->ring[q->prod & q->mask] = (struct refnic_desc){
+		skb, len, refnic_line_bytes(skb)
+	};
 	/* prod is read by the completion's free-slot count. */
 	WRITE_ONCE(q->prod, q->prod + 1);
+	q->prod_segs += segs;
 	skb_tx_timestamp(skb);
 
 	/* Stop before the ring overflows: when the next frame would not fit. */
@@ -543,7 +597,9 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 
 	/* Ring the doorbell at the end of the batch, and whenever the queue
-	 * stops (driver or BQL): then no further frame comes to ring it.
+	 * stops (driver or BQL): then no further frame comes to ring it. BQL
+	 * is charged skb->len, a TSO frame's bytes as the stack counts them
+	 * (the qdisc's bulk dequeue limit too), as most drivers charge it.
 	 */
 	if (priv->bql) {
 		bool was = netif_xmit_stopped(txq);
@@ -557,6 +613,7 @@ netdev_tx_t refnic_start_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	u64_stats_update_begin(&q->xstats.syncp);
 	u64_stats_inc(&q->xstats.packets);
+	u64_stats_add(&q->xstats.segments, segs);
 	u64_stats_add(&q->xstats.bytes, len);
 	if (more)
 		u64_stats_inc(&q->xstats.xmit_more);
@@ -845,6 +902,8 @@ void refnic_up(struct net_device *dev)
 
 		q->prod = 0;
 		q->tail = 0;
+		q->prod_segs = 0;
+		q->tail_segs = 0;
 		q->wire = 0;
 		q->clean = 0;
 		q->fault_busy_calls = 0;
