@@ -51,6 +51,9 @@ Definitions (shared/DESIGN.md), per measurement window:
   doorbells/pkt  refnic tx_doorbells (ethtool -S) / sent; virtio_net's TX
              kicks (ethtool -S, tx_queue_N_kicks on 6.1, txN_kicks on 6.12,
              summed over the TX queues) / sent; none for other drivers
+  segs/pkt, doorbells/seg
+             with TSO frames (scenario tso): refnic tx_segments / sent,
+             tx_doorbells / tx_segments
   CPU ns/pkt busy time from /proc/stat (all CPUs) / sent packets
   pktgen runs/frame, pktgen ns/frame
              paced loads: times pktgen's threads went onto a CPU, and their

@@ -42,7 +42,8 @@ def parse_args():
                     "while pfb_locked runs (default: .build/rev-%s/$(uname -r)/sch_pfifo_bulk.ko "
                     "from 'make rev-modules REV=%s')" % (LOCKED_REV, LOCKED_REV))
     ap.add_argument("-s", "--scenarios",
-                    help="of %s (default: all; nic only with -d)" % ",".join(SCENARIOS))
+                    help="of %s (default: all; nic only with -d; tso runs the tcp load "
+                    "only)" % ",".join(SCENARIOS))
     ap.add_argument("-l", "--loads", help="of %s (default: %s)" % (",".join(LOADS), ALL_LOADS))
     ap.add_argument("--pace-gap-us", type=float, default=PACE_GAP_US, metavar="US",
                     help="paced64: the mean gap between frames of all pktgen threads "

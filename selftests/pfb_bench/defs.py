@@ -14,9 +14,11 @@ REFNIC_PARAMS = "/sys/module/refnic/parameters"
 HANDLE = "1:"
 BUCKETS = ["1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65+"]
 BUCKET_EDGES = [1, 2, 4, 8, 16, 32, 64]
-# refnic's ethtool -S names of the same buckets (packets per doorbell)
+# refnic's ethtool -S names of the same buckets (packets, and wire segments,
+# per doorbell)
 DB_BUCKETS = ["tx_doorbell_pkts_" + b for b in ("1", "2", "3_4", "5_8", "9_16",
                                                  "17_32", "33_64", "65_up")]
+DB_SEG_BUCKETS = [b.replace("_pkts_", "_segs_") for b in DB_BUCKETS]
 # pfb_locked, the "before": pfifo_bulk of this revision (the last locked one,
 # make rev-modules) loaded in place of the checkout's module while it runs
 LOCKED_REV = "3c3248f"
@@ -89,8 +91,16 @@ SCENARIOS = {
                     "(device-bound, a driver without BQL)"),
     "cpu-bound": (True, 0, "refnic BQL on, unlimited line, senders on every CPU "
                   "(CPU-bound: what batching saves)"),
+    "tso": (True, 0, "refnic BQL on, unlimited line, offloads on: TCP's GSO frames reach "
+            "the driver whole (TSO)"),
     "nic": (None, None, "the real NIC"),
 }
+# The scenarios that run refnic with its offloads (SG, checksum, TSO) on,
+# and the loads they apply to; the other refnic scenarios turn them off
+# ("ethtool -K DEV tso off sg off tx off"), the NIC their figures were
+# first made on, and the tcp load there sends one segment per skb.
+OFFLOAD_SCENARIOS = ("tso",)
+OFFLOAD_LOADS = ("tcp",)
 
 LOADS = {
     "pktgen64": "pktgen queue_xmit 64 B frames, one thread per CPU",
@@ -98,7 +108,7 @@ LOADS = {
     "paced64": "pktgen queue_xmit 64 B frames, one thread per CPU, paced (pktgen delay)",
     "udp": "UDP stream of 64 B datagrams, one sender per CPU",
     "tcp": "TCP_STREAM-like: a TCP flow per CPU across a refnic pair, 16 KB writes, "
-           "one segment per skb (gso_max_segs 1, as with GSO off)",
+           "one segment per skb (gso_max_segs 1, as with GSO off; in scenario tso, GSO frames)",
     "rr": "UDP request/response across a refnic pair, 1 in flight",
 }
 PAIR_ONLY = ("tcp", "rr")	# need the refnic pair: not on the real NIC
@@ -131,6 +141,9 @@ FIGURES = {
     "mean_batch_all": ("batch (+bypass)", "{:.2f}", None),
     "qd_mean_batch": ("batch (xstats)", "{:.2f}", None),
     "doorbells_per_pkt": ("doorbells/pkt", "{:.3f}", "low"),
+    # with TSO frames (refnic tx_segments > tx_packets): per wire segment
+    "segs_per_pkt": ("segs/pkt", "{:.2f}", None),
+    "doorbells_per_seg": ("doorbells/seg", "{:.3f}", "low"),
     "cpu_ns_per_pkt": ("CPU ns/pkt", "{:.0f}", "low"),
     "mbps": ("Mb/s rcvd", "{:.1f}", "high"),
     "svc_us_per_mb": ("CPU us/MB", "{:.0f}", "low"),
@@ -156,7 +169,7 @@ for _n in LOCKS:
     FIGURES[_n + "_per_offered"] = (_n + "/offered", "{:.2f}", "low")
 SPLIT_LOCK_FIGS = {n + sfx for n in LOCKS for sfx in ("_per_pkt", "_per_offered")}
 HISTS = {"hist": "qdisc_dequeue tracepoint", "qd_hist": "pfifo_bulk xstats",
-         "db_hist": "refnic packets per doorbell"}
+         "db_hist": "refnic packets per doorbell", "db_seg_hist": "refnic segments per doorbell"}
 
 COALESCE_FIGS = ("held", "release_pkts", "release_timer", "sent_at_once", "held_mean_us",
                  "held_max_us")
@@ -164,13 +177,15 @@ COALESCE_FIGS = ("held", "release_pkts", "release_timer", "sent_at_once", "held_
 # The tables: phase -> rows of figures (a row only when some figure has data)
 TABLES = {
     "count": [("packets", ("offered", "sent", "dropped", "mean_batch", "qd_mean_batch",
-                           "bypass_share", "mean_batch_all", "doorbells_per_pkt")),
+                           "bypass_share", "mean_batch_all", "doorbells_per_pkt",
+                           "segs_per_pkt", "doorbells_per_seg")),
               ("spin-lock calls per sent packet",
                tuple(n + "_per_pkt" for n in LOCKS) + ("lockops_per_pkt",)),
               ("spin-lock calls per offered packet",
                tuple(n + "_per_offered" for n in LOCKS) + ("lockops_per_offered",))],
     "time": [("rates", ("offered_pps", "pps", "dropped_pps", "cpu_ns_per_pkt", "qd_mean_batch",
-                        "doorbells_per_pkt", "dumps_per_s")),
+                        "doorbells_per_pkt", "segs_per_pkt", "doorbells_per_seg",
+                        "dumps_per_s")),
              ("stream", ("mbps", "svc_us_per_mb")),
              ("latency", ("p50_us", "p90_us", "p95_us", "p99_us")),
              ("coalescing, per run", COALESCE_FIGS),

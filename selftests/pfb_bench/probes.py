@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from .defs import BUCKETS, BUCKET_EDGES, DB_BUCKETS, LOCKS, PKTGEN, TRACING, VIRTIO_KICKS
+from .defs import BUCKETS, BUCKET_EDGES, DB_BUCKETS, DB_SEG_BUCKETS, LOCKS, PKTGEN, TRACING, VIRTIO_KICKS
 from .system import append, read, sh
 
 
@@ -303,6 +303,12 @@ def doorbell_figures(e0, e1, sent):
         if sent > 0:
             fig["doorbells_per_pkt"] = (db1 - db0) / sent
             fig["db_hist"] = [count_diff(e0, e1, k) for k in DB_BUCKETS]
+        # TSO frames: also per segment on the wire, a NIC's per-packet view
+        nseg = count_diff(e0, e1, "tx_segments") if "tx_segments" in e1 else 0
+        if sent > 0 and nseg > sent:
+            fig["segs_per_pkt"] = nseg / sent
+            fig["doorbells_per_seg"] = (db1 - db0) / nseg
+            fig["db_seg_hist"] = [count_diff(e0, e1, k) for k in DB_SEG_BUCKETS]
     elif db0 is not None and db1 is not None and sent > 0:
         # virtio_net: kicks per sent packet (6.12 has no TX packet count
         # in ethtool -S)

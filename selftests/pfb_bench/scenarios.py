@@ -10,8 +10,9 @@ import subprocess
 import threading
 import time
 
-from .defs import (CONFIGS, DUMP_LOOP, HANDLE, IDLE_DEV, NIC_DST, NIC_SRC, PAIR_ONLY, PKTGEN, PKTGEN_LOADS,
-                   QDISC_MODULE, SCENARIOS, TOP, VIRTIO_KICKS)
+from .defs import (CONFIGS, DUMP_LOOP, HANDLE, IDLE_DEV, NIC_DST, NIC_SRC, OFFLOAD_LOADS,
+                   OFFLOAD_SCENARIOS, PAIR_ONLY, PKTGEN, PKTGEN_LOADS, QDISC_MODULE, SCENARIOS,
+                   TOP, VIRTIO_KICKS)
 from .system import loaded, log, module_cmd, read, sh, write
 from .probes import (busy_jiffies, ethtool_stats, figures, link_stat, pace_delay_ns, pktgen_elapsed,
                      pktgen_threads, qdisc_stats, schedstat)
@@ -130,10 +131,12 @@ class Bench:
             for cmd in reversed(self.nic_added):
                 sh(cmd, check=False)
 
-    def refnic_mode(self, dev, ns, bql, rate):
+    def refnic_mode(self, dev, ns, bql, rate, offloads):
         # refnic's BQL switch is in debugfs, which is not per namespace:
         # written from here whatever namespace the device is in
         write("/sys/kernel/debug/refnic/%s/bql" % dev, "1" if bql else "0")
+        sh("ethtool -K %s tso %s sg %s tx %s" % ((dev,) + ("on" if offloads else "off",) * 3),
+           ns=ns)
         sh("ethtool -s %s speed %d" % (dev, rate), ns=ns)
         # At a low line rate, completions coalesced as a real NIC does (16
         # frames or 10 ms): one completion per frame frees one slot at a
@@ -147,11 +150,17 @@ class Bench:
         if name == "nic":
             return
         bql, rate, _ = SCENARIOS[name]
-        self.refnic_mode(self.dev, None, bql, rate)
+        offloads = name in OFFLOAD_SCENARIOS
+        self.refnic_mode(self.dev, None, bql, rate, offloads)
         if self.need_pair:
-            self.refnic_mode(self.pair[0], self.ns[0], bql, rate)
+            self.refnic_mode(self.pair[0], self.ns[0], bql, rate, offloads)
+            # the receiver's ACKs and the sender's frames alike
+            sh("ethtool -K %s tso %s sg %s tx %s" % ((self.pair[1],) + (
+                "on" if offloads else "off",) * 3), ns=self.ns[1])
 
     def applies(self, scen, load):
+        if scen in OFFLOAD_SCENARIOS:
+            return load in OFFLOAD_LOADS
         return not (scen == "nic" and load in PAIR_ONLY)
 
     def target(self, scen, load):
@@ -381,6 +390,8 @@ class Bench:
             return self.pktgen(dev, size, secs, count=self.args.count)
         if load == "udp":
             return self.udp(scen, secs)
+        if load == "tcp" and scen in OFFLOAD_SCENARIOS:
+            return self.tcp(secs)		# GSO frames, TSO in the driver
         if load == "tcp":
             # one MSS per skb through the qdisc, as the 2014 figure's GSO off
             sh("ip link set %s gso_max_segs 1" % dev, ns=ns)
