@@ -74,11 +74,12 @@
  * boundaries are no longer exact. A warning says so; mq with pfifo_bulk
  * children is the better setup.
  *
- * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast: the core takes no
- * root lock around ->enqueue or ->dequeue. Enqueue takes no lock at all:
- * a slot below the limit is claimed with one cmpxchg on a counter, the
- * packet goes onto a lock-free list (llist) with another, and the order of
- * successful llist_add()s is the FIFO order. There is one consumer, the CPU
+ * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast (unless loaded
+ * with lockless=0, below): the core takes no root lock around ->enqueue or
+ * ->dequeue. Enqueue takes no lock at all: a slot below the limit is
+ * claimed with one cmpxchg on a counter, the packet goes onto a lock-free
+ * list (llist) with another, and the order of successful llist_add()s is
+ * the FIFO order. There is one consumer, the CPU
  * that holds the qdisc's run lock (sch->seqlock) in __qdisc_run(); it takes
  * the whole list with one xchg, reverses it into a private FIFO and hands
  * out packets from there. Queue statistics are per CPU (TCQ_F_CPUSTATS);
@@ -93,6 +94,21 @@
  * same code then runs under the root lock. The dump says which
  * (TCA_PFIFO_BULK_LOCKLESS).
  *
+ * Locked mode. The module parameter lockless (read-only after load) sets
+ * the ops' static_flags for every instance: TCQ_F_NOLOCK | TCQ_F_CPUSTATS
+ * when on, nothing when off. Off, a root (or default) pfifo_bulk is locked
+ * as pfifo is, and runs exactly the code it runs under a locked parent;
+ * since 6.19 its senders then ride the core's defer list (an llist
+ * push instead of the root lock, one CPU enqueueing the batch), which a
+ * NOLOCK qdisc never gets. A module parameter and not a tc option: the
+ * core decides from ops->static_flags in qdisc_alloc(), before ->init,
+ * whether a qdisc gets per-CPU statistics, and its only way to turn NOLOCK
+ * off (qdisc_clear_nolock(), for a graft under a locked parent) is private
+ * to sch_api.c. A per-instance option would write sch->flags outside the
+ * core and keep per-CPU statistics on a locked qdisc, a combination no
+ * in-tree qdisc has; with the parameter every instance is one the core
+ * itself makes. The default per kernel is PFB_LOCKLESS_DFL.
+ *
  * Bypass. Like pfifo_fast, the qdisc sets TCQ_F_CAN_BYPASS: a packet that
  * finds the qdisc idle and empty goes straight to the driver, without
  * enqueue and dequeue (__dev_xmit_skb()). A batch needs a backlog, and an
@@ -106,11 +122,12 @@
  * queue empty clears them, as pfifo_fast_dequeue() does. The core retests
  * the bits under the run lock, which ->change and the holder of a batch
  * hold, so a sender that saw CAN_BYPASS before a change cannot pass a
- * packet queued or held before it. Under a locked parent the core tests qdisc_qlen(),
- * which the locked statistics keep. A bypassed packet passes no code of
- * ours; it is counted by the core in the Sent counters, and the dump
- * reports the difference between those and what we dequeued as bypassed
- * packets (batches of one that the histogram does not count).
+ * packet queued or held before it. Locked (under a locked parent, or
+ * with lockless=0) the core tests qdisc_qlen(), which the locked
+ * statistics keep. A bypassed packet passes no code of ours; it is
+ * counted by the core in the Sent counters, and the dump reports the
+ * difference between those and what we dequeued as bypassed packets
+ * (batches of one that the histogram does not count).
  *
  * Coalescing (coalesce_usecs, off by default). Without a backlog every
  * packet leaves alone, with its own doorbell. With coalescing the qdisc
@@ -183,6 +200,26 @@ MODULE_INFO(test_race_delay_us, __stringify(PFB_TEST_RACE_DELAY_US));
 #define PFB_SLOW_BATCH		9	/* try_bulk_dequeue_skb_slow(): 1 + 8 */
 #define PFB_BQL_IDLE_PKTS	256	/* sent without num_queued moving: no BQL */
 #define PFB_HIST_BUCKETS	TCA_PFIFO_BULK_HIST_MAX	/* 1, 2, 3-4, ..., 65+ */
+
+/* The default of the lockless parameter, per kernel: one line each side,
+ * so that the default measurement picks is a one-line change. Lockless
+ * on every kernel for now; the benchmark's pfifo_bulk_locked decides
+ * whether locked is better where the core has the defer list (6.19+, see
+ * the top of the file). That core is told by TCQ_F_DEQUEUE_DROPS, which
+ * came in the same release and, unlike the defer list, the preprocessor
+ * can see (checkpatch refuses LINUX_VERSION_CODE).
+ */
+#ifdef TCQ_F_DEQUEUE_DROPS
+#define PFB_LOCKLESS_DFL	1	/* the core has the defer list */
+#else
+#define PFB_LOCKLESS_DFL	1
+#endif
+
+static bool pfb_lockless = PFB_LOCKLESS_DFL;
+module_param_named(lockless, pfb_lockless, bool, 0444);
+MODULE_PARM_DESC(lockless,
+		 "1: every pfifo_bulk is lockless (TCQ_F_NOLOCK, per-CPU statistics) as root or default qdisc, like pfifo_fast; 0: locked, like pfifo (the root lock, and the core's defer list since 6.19). Read at load only (default "
+		 __stringify(PFB_LOCKLESS_DFL) " on this kernel)");
 
 /* Why a held batch was let go. */
 enum pfb_release {
@@ -1194,12 +1231,14 @@ static struct Qdisc_ops pfifo_bulk_qdisc_ops __read_mostly = {
 	.change		= pfb_change,
 	.dump		= pfb_dump,
 	.dump_stats	= pfb_dump_stats,
-	.static_flags	= TCQ_F_NOLOCK | TCQ_F_CPUSTATS,
-	.owner		= THIS_MODULE,
+	.owner		= THIS_MODULE,	/* .static_flags: set at load */
 };
 
 static int __init pfifo_bulk_module_init(void)
 {
+	/* before any instance exists: qdisc_alloc() reads them */
+	pfifo_bulk_qdisc_ops.static_flags = pfb_lockless ?
+		TCQ_F_NOLOCK | TCQ_F_CPUSTATS : 0;
 	return register_qdisc(&pfifo_bulk_qdisc_ops);
 }
 
