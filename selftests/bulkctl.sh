@@ -41,6 +41,8 @@ else
 fi
 load_module sch_pfifo_bulk
 load_module refnic
+# a root runs in the mode the module was loaded with (lib.sh)
+lockless=$(qdisc_lockless)
 
 dev=pfbbc0
 dev2=pfbbc1
@@ -62,11 +64,11 @@ kind() {
 # --- add, change, replace, del ---------------------------------------------------
 check "add" "$B" add dev $dev handle 1: limit 100 bulk_bytes 64k bulk_pkts 8 mode nobql
 check_eq "add: what tc sees" "$(opts $dev)" \
-	'{"bulk_bytes":65536,"bulk_pkts":8,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":100,"lockless":true,"mode":"nobql"}'
+	'{"bulk_bytes":65536,"bulk_pkts":8,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":100,"lockless":'"$lockless"',"mode":"nobql"}'
 check_eq "add: handle" "$(tc -j qdisc show dev $dev | jq -r '.[0].handle')" 1:
 check "show = tc, byte for byte" diff <("$B" show dev $dev) <(tc qdisc show dev $dev)
 check "show -j = tc -j, byte for byte" diff <("$B" -j show $dev) <(tc -j qdisc show dev $dev)
-check "show text" eval '"$B" show $dev | grep -qxE "qdisc pfifo_bulk 1: root refcnt [0-9]+ limit 100p bulk_bytes 64Kb bulk_pkts 8 mode nobql effective_mode nobql lockless "'
+check "show text" eval '"$B" show $dev | grep -qxE "qdisc pfifo_bulk 1: root refcnt [0-9]+ limit 100p bulk_bytes 64Kb bulk_pkts 8 mode nobql effective_mode nobql $(qdisc_lock_word) "'
 expect_fail "add over an existing one" 2 '^Error: Exclusivity flag on, cannot modify\.$' \
 	"$B" add $dev limit 5
 err=$("$B" add $dev limit 5 2>&1)

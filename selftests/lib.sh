@@ -137,21 +137,72 @@ module_file() {
 
 # load_module NAME: NAME from module_file; a file named by PFB_QDISC_KO or
 # PFB_MODULES_DIR must load. Skips the test when neither exists. Unloaded
-# at exit if we loaded it.
+# at exit if we loaded it. PFB_LOCKLESS (0 or 1; make check's run in the
+# non-default mode sets it) loads sch_pfifo_bulk with lockless=$PFB_LOCKLESS;
+# unset, with the module's default.
 load_module() {
-	local name=$1 file named=${PFB_MODULES_DIR:-}
+	local name=$1 file named=${PFB_MODULES_DIR:-} modargs=
 
 	file=$(module_file "$name")
-	[ "$name" = sch_pfifo_bulk ] && named+=${PFB_QDISC_KO:-}
-	lsmod | grep -q "^$name " && return 0
+	if [ "$name" = sch_pfifo_bulk ]; then
+		named+=${PFB_QDISC_KO:-}
+		if [ -n "${PFB_LOCKLESS:-}" ]; then
+			[[ $PFB_LOCKLESS == [01] ]] || setup_failed "PFB_LOCKLESS=$PFB_LOCKLESS: want 0 or 1"
+			modargs=lockless=$PFB_LOCKLESS
+		fi
+	fi
+	if lsmod | grep -q "^$name "; then
+		# loaded before us: it must run in the mode asked for
+		[ -z "$modargs" ] || [ "$(qdisc_lockless)" = "$([ "$PFB_LOCKLESS" = 1 ] && echo true || echo false)" ] ||
+			setup_failed "$name is loaded with lockless $(qdisc_lockless), PFB_LOCKLESS=$PFB_LOCKLESS"
+		return 0
+	fi
 	if [ "$file" != "$name" ]; then
-		insmod "$file" || setup_failed "insmod $file"
+		insmod "$file" $modargs || setup_failed "insmod $file $modargs"
 	elif [ -n "$named" ] && [ -n "$(module_ko "$name")" ]; then
 		setup_failed "$(module_ko "$name"): missing or not built for $(uname -r)"
 	else
-		modprobe "$name" 2>/dev/null || { echo "SKIP: module $name not available"; exit $ksft_skip; }
+		modprobe "$name" $modargs 2>/dev/null || { echo "SKIP: module $name not available"; exit $ksft_skip; }
 	fi
 	defer "rmmod $name"
+	# locked, a root pfifo_bulk is a locked root qdisc: its senders use
+	# the 6.19 defer list, and the tests' balances need its drops off
+	if [ "$name" = sch_pfifo_bulk ] && [ "$(qdisc_lockless)" = false ]; then
+		no_burst_drops
+	fi
+}
+
+# load_qdisc_lockless 0|1: sch_pfifo_bulk in that mode whatever PFB_LOCKLESS
+# says, reloaded if it is loaded (no pfifo_bulk may exist yet): for a test
+# of one mode's own path. Unloaded at exit.
+load_qdisc_lockless() {
+	if lsmod | grep -q '^sch_pfifo_bulk '; then
+		must rmmod sch_pfifo_bulk
+	fi
+	PFB_LOCKLESS=$1 load_module sch_pfifo_bulk
+	[ "$(qdisc_lockless)" = "$([ "$1" = 1 ] && echo true || echo false)" ] ||
+		setup_failed "sch_pfifo_bulk lockless=$1 loaded, but its parameter reads $(qdisc_lockless)"
+}
+
+# qdisc_lockless: the mode the loaded sch_pfifo_bulk runs its root and
+# default qdiscs in, as the dumps print it (true: lockless, false: locked);
+# a child of a locked parent is locked in both. From the module's
+# read-only parameter, what it was loaded with.
+qdisc_lockless() {
+	case $(cat /sys/module/sch_pfifo_bulk/parameters/lockless 2>/dev/null) in
+	Y) echo true ;;
+	N) echo false ;;
+	*) echo "unknown (sch_pfifo_bulk not loaded, or without the parameter)" ;;
+	esac
+}
+
+# qdisc_lock_word: the same as tc's text prints it: lockless or locked.
+qdisc_lock_word() {
+	case $(qdisc_lockless) in
+	true) echo lockless ;;
+	false) echo locked ;;
+	*) qdisc_lockless ;;
+	esac
 }
 
 # --- the guest ---------------------------------------------------------------

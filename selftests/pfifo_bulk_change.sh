@@ -8,8 +8,8 @@
 # (2) As root, caps, limit and mode changed again and again while a
 # pktgen load (one thread per CPU) runs: the backlog still drains to 0
 # (no stall) and offered == sent + dropped + backlog. (3) As root of a
-# refnic at 1 Mb/s, where the lockless enqueue fills the queue from every
-# CPU: the queue never holds more than the limit, a smaller limit trims
+# refnic at 1 Mb/s, where the enqueue (lockless, or locked with
+# lockless=0) fills the queue from every CPU: the queue never holds more than the limit, a smaller limit trims
 # it at once (late senders can add one packet per CPU), and the
 # accounting closes. Waits watch pktgen's counts and the device's
 # tx_packets, never the qdisc (a dump can reschedule it and so hide a
@@ -81,7 +81,7 @@ read -r sent drops qlen < <(qdisc_counts $dev)
 check_eq "offered == sent + dropped + backlog" "$(pktgen_offered $dev)" "$((sent + drops + qlen))"
 check_eq "xstats batch_pkts + bypassed == sent" "$(($(xstat $dev batch_pkts) + $(xstat $dev bypassed)))" "$sent"
 
-# (3) the limit of the lockless root, under senders on every CPU
+# (3) the limit of the root, under senders on every CPU
 . "$(dirname "$0")/lib_refnic.sh"
 load_module refnic
 rdev=pfbcg2

@@ -8,8 +8,8 @@
 # child reports no batch control (effective mode none, no batches counted)
 # and as many packets as stock pfifo in the same place.
 # Then the children mq makes itself (net.core.default_qdisc=pfifo_bulk):
-# the core leaves these lockless (only a graft under a locked parent
-# clears TCQ_F_NOLOCK); over a 4-queue veth pair the same accounting holds
+# the core leaves these in the module's mode (only a graft under a locked
+# parent clears TCQ_F_NOLOCK); over a 4-queue veth pair the same accounting holds
 # per child and in sum, and every child counts its batches. Waits for a
 # drain watch the device's tx_packets, never the qdisc (a dump can
 # reschedule it and so hide a stall), and dump it once after. Runs with

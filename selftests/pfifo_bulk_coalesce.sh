@@ -59,7 +59,7 @@ check "change coalesce_usecs 50 coalesce_pkts 8" \
 	tc qdisc change dev $dev root pfifo_bulk coalesce_usecs 50 coalesce_pkts 8
 check_eq "dumped" "$(root_opts tc -j qdisc show dev $dev | jq -c '[.coalesce_usecs, .coalesce_pkts]')" '[50,8]'
 check "text: coalesce_usecs 50 coalesce_pkts 8" \
-	eval "tc qdisc show dev $dev | grep -q 'lockless coalesce_usecs 50us coalesce_pkts 8 \$'"
+	eval "tc qdisc show dev $dev | grep -q '$(qdisc_lock_word) coalesce_usecs 50us coalesce_pkts 8 \$'"
 expect_fail "coalesce_usecs 10000001: the kernel's range" 2 \
 	'^Error: pfifo_bulk: TCA_PFIFO_BULK_COALESCE_USECS \(coalesce_usecs\) must be a u32 in 0\.\.10000000 microseconds, 0 = off\.$' \
 	tc qdisc change dev $dev root pfifo_bulk coalesce_usecs 10000001

@@ -74,7 +74,11 @@
 . "$(dirname "$0")/lib_refnic.sh"
 require_root
 require_cmd jq python3 ethtool
-load_module sch_pfifo_bulk
+# lockless=1 whatever PFB_LOCKLESS says: the bounds are the lockless
+# enqueue's (no lock per packet). Locked, pfifo_bulk takes pfifo's root
+# lock per enqueue by construction (per batch of the defer list from
+# 6.19), which the benchmark's pfifo_bulk_locked measures.
+load_qdisc_lockless 1
 load_module refnic
 
 reps=${PFB_REPS:-3}

@@ -12,6 +12,8 @@
 require_root
 require_cmd jq python3
 load_module sch_pfifo_bulk
+# a root runs in the mode the module was loaded with (lib.sh)
+lockless=$(qdisc_lockless)
 
 dev=pfbnl0
 ip link add $dev type dummy || { echo "SKIP: no dummy"; exit $ksft_skip; }
@@ -26,17 +28,17 @@ opts() {
 check "add with defaults" $PFB_NL add $dev -H 1:
 txql=$(cat /sys/class/net/$dev/tx_queue_len)
 check_eq "default options" "$(opts | jq -cS 'del(.effective_mode)')" \
-	"{\"bulk_bytes\":0,\"bulk_pkts\":0,\"coalesce_pkts\":8,\"coalesce_usecs\":0,\"limit\":$txql,\"lockless\":true,\"mode\":\"auto\"}"
+	"{\"bulk_bytes\":0,\"bulk_pkts\":0,\"coalesce_pkts\":8,\"coalesce_usecs\":0,\"limit\":$txql,\"lockless\":$lockless,\"mode\":\"auto\"}"
 check "effective mode is bql or nobql" \
 	eval "opts | jq -e '.effective_mode == \"bql\" or .effective_mode == \"nobql\"'"
 check "tc shows the kind" eval "tc qdisc show dev $dev | grep -q \"^qdisc pfifo_bulk 1: root\""
 
 check "change every option" $PFB_NL change $dev limit 77 bulk_bytes 3000 bulk_pkts 8 mode nobql
 check_eq "round trip" "$(opts)" \
-	'{"bulk_bytes":3000,"bulk_pkts":8,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":77,"lockless":true,"mode":"nobql"}'
+	'{"bulk_bytes":3000,"bulk_pkts":8,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":77,"lockless":'"$lockless"',"mode":"nobql"}'
 check "change one option" $PFB_NL change $dev bulk_pkts 4
 check_eq "others kept" "$(opts)" \
-	'{"bulk_bytes":3000,"bulk_pkts":4,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":77,"lockless":true,"mode":"nobql"}'
+	'{"bulk_bytes":3000,"bulk_pkts":4,"coalesce_pkts":8,"coalesce_usecs":0,"effective_mode":"nobql","limit":77,"lockless":'"$lockless"',"mode":"nobql"}'
 check "mode bql" $PFB_NL change $dev mode bql
 check_eq "forced bql is effective" "$(opts | jq -r .effective_mode)" bql
 check "nest without NLA_F_NESTED" \
@@ -104,7 +106,7 @@ check_eq "mq child runs batches" \
 	"$($PFB_NL dump $mq | jq -r '[.[] | select(.handle == "21:")][0].options.effective_mode')" nobql
 check_eq "mq child added by netlink runs locked (qdisc_graft under mq)" \
 	"$($PFB_NL dump $mq | jq -r '[.[] | select(.handle == "21:")][0].options.lockless')" false
-check_eq "lockless root of a multiqueue device before" "$(echo "$mq_root" | jq -r .lockless)" true
+check_eq "root of a multiqueue device before: the module's mode" "$(echo "$mq_root" | jq -r .lockless)" "$lockless"
 
 check_eq "module alias for autoload" \
 	"$(modinfo -F alias "$(module_file sch_pfifo_bulk)")" net-sch-pfifo_bulk

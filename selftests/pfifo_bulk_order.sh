@@ -39,6 +39,14 @@ ip link set $peer up && ip link set $dev up || exit 1
 mac=$(cat /sys/class/net/$peer/address)
 flows=$((2 * $(nproc)))
 echo "# $dev -> $peer (refnic), $flows flows of $count packets"
+# The queue's limit. Lockless, a packet dropped at the limit is reported to
+# its sender (pktgen sends it again), so every flow arrives whole. Loaded
+# with lockless=0 on 6.19+, a sender whose packet waits on the core's defer
+# list is told it was sent even when the qdisc then drops it: pktgen counts
+# it and goes on, and a flow can lose every packet (5 of 8 flows seen, 7.3).
+# Locked, the limit holds the whole load: nothing is dropped there.
+limit=1000
+[ "$(qdisc_lockless)" = true ] || limit=$((flows * count))
 
 # run NAME BQL [SPEED]: a fresh pfifo_bulk, the flows, the peer's order
 # check; the line at SPEED Mb/s (default 2, 0 = unlimited). Leaves $seq
@@ -50,7 +58,7 @@ run() {
 	ethtool -s $dev speed "$speed" &&
 	ethtool -C $dev tx-usecs 1000 tx-frames 4 || return 1
 	tc qdisc del dev $dev root 2>/dev/null
-	$PFB_NL add $dev -H 1: limit 1000 || return 1
+	$PFB_NL add $dev -H 1: limit $limit || return 1
 	rm -f $out $out.ready
 	python3 "$PFB_TESTDIR/pfb_seqcheck.py" $peer 2 > $out 2> $out.ready &
 	for i in $(seq 100); do

@@ -71,8 +71,9 @@ must ethtool -G $dev tx 64
 must ethtool -s $dev speed 2
 must ethtool -C $dev tx-usecs 10000 tx-frames 16
 must ip link set $dev up
+# lockless or locked: the mode the module was loaded with (lib.sh)
 check_eq "default qdisc on a 1-queue device" "$(qd | jq -r '[.kind, .options.lockless] | @tsv')" \
-	"$(printf 'pfifo_bulk\ttrue')"
+	"$(printf 'pfifo_bulk\t%s' "$(qdisc_lockless)")"
 batch_load "default qdisc, no BQL"
 
 must tc qdisc replace dev $dev root handle 1: pfifo

@@ -37,7 +37,11 @@ delay=$(modinfo -F test_race_delay_us "$ko")
 [ -n "$delay" ] || setup_failed "$ko is not a test build (no PFB_TEST_RACE_DELAY_US)"
 [ "$(nproc)" -ge 2 ] || setup_failed "one CPU: no sender can race the consumer"
 lsmod | grep -q '^sch_pfifo_bulk ' && must rmmod sch_pfifo_bulk
-must insmod "$ko"
+# lockless=1 whatever PFB_LOCKLESS says: the race is the lockless path's
+# (MISSED and the run lock); a locked qdisc has neither, its senders wait
+# for the root lock or (6.19+) leave their packets to the defer list's
+# first CPU, and pfifo_bulk_lockless.sh floods that mode.
+must insmod "$ko" lockless=1
 defer "rmmod sch_pfifo_bulk"
 load_module refnic
 

@@ -39,14 +39,20 @@ expect_fail "help" 1 '^Usage: \.\.\. pfifo_bulk \[ limit PACKETS \]' \
 check "add with defaults" tc qdisc add dev $dev root handle 1: pfifo_bulk
 check_eq "defaults" "$(root_opts tc -j qdisc show dev $dev | jq -c '[.limit, .bulk_bytes, .bulk_pkts, .mode]')" \
 	"[$txqlen,0,0,\"auto\"]"
-check "default text (effective_mode bql or nobql)" eval 'root_text | grep -qxE "qdisc pfifo_bulk 1: root refcnt [0-9]+ limit ${txqlen}p mode auto effective_mode (bql|nobql) lockless"'
+# A root runs in the mode the module was loaded with (lib.sh: qdisc_lockless).
+lockless=$(qdisc_lockless)
+lock_word=$(qdisc_lock_word)
+check "default text (effective_mode bql or nobql, $lock_word)" eval 'root_text | grep -qxE "qdisc pfifo_bulk 1: root refcnt [0-9]+ limit ${txqlen}p mode auto effective_mode (bql|nobql) $lock_word"'
 check "default text: no \"bulk_bytes 0b\", no \"bulk_pkts 0\"" eval '! root_text | grep -qE "bulk_bytes 0b|bulk_pkts 0"'
 
 # --- every option round-trips -------------------------------------------------
 # Each row sets options (bounds, units, modes) and wants all of them back from
 # tc -j, tc's text and bulkctl -j. Modes bql and nobql force the path, so
-# effective_mode follows them (auto is checked with the defaults).
+# effective_mode follows them (auto is checked with the defaults). The rows
+# say lockless; the root is in the module's mode.
 while read -r args json text <&3; do
+	json=${json//'"lockless":true'/"\"lockless\":$lockless"}
+	text=${text//,lockless/,$lock_word}
 	check "change $args" tc qdisc change dev $dev root pfifo_bulk ${args//,/ }
 	check_eq "$args: tc -j" "$(root_opts tc -j qdisc show dev $dev)" "$json"
 	check_eq "$args: tc text" "$(root_text | sed 's/.* refcnt [0-9]* //')" "${text//,/ }"
