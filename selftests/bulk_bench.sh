@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The benchmark (see bulk_bench.py --help): pfifo_bulk (bulk off, default,
-# byte-capped) against pfifo, pfifo_fast, fq_codel and fq and against pfifo_bulk
+# locked with lockless=0, byte-capped) against pfifo, pfifo_fast, fq_codel and fq and against pfifo_bulk
 # of an earlier revision (pfb_locked, "make rev-modules"), on refnic (device-
 # and CPU-bound, a doorbell that costs) and on the VM's NIC (-d auto), under
 # pktgen (flat out, and paced for what coalescing buys: coalesce,

@@ -58,6 +58,10 @@ CONFIGS = {
     "pfifo_bulk": "pfifo_bulk",
     "bulk_bytes": "pfifo_bulk bulk_bytes 3000",
     "pfb_locked": "pfifo_bulk",
+    # the checkout's pfifo_bulk loaded with lockless=0 (locked, like pfifo;
+    # from 6.19 fed by the core's defer list); every other pfifo_bulk
+    # configuration runs the module's default mode (lockless today)
+    "pfifo_bulk_locked": "pfifo_bulk",
     "pfifo": "pfifo",
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
@@ -79,8 +83,8 @@ CONFIGS = {
 }
 DUMP_LOOP = {"pfifo_bulk+tcdump": "dev", "pfifo_bulk+tcdump_idle": "idle"}
 IDLE_DEV = "pfbbidle"
-DEFAULT_CONFIGS = ("bulk_off", "pfifo_bulk", "bulk_bytes", "pfb_locked", "pfifo",
-                   "pfifo_fast", "fq_codel", "fq")
+DEFAULT_CONFIGS = ("bulk_off", "pfifo_bulk", "pfifo_bulk_locked", "bulk_bytes", "pfb_locked",
+                   "pfifo", "pfifo_fast", "fq_codel", "fq")
 
 # refnic scenarios: (BQL on, line rate Mb/s or 0 for unlimited, description);
 # "nic" is the real NIC (-d), described by its driver.
@@ -196,7 +200,8 @@ PHASE_TITLE = {"count": "counts (probes on)", "time": "times (no probes)"}
 # Ratios candidate/base, per phase; targets on some; regressions first.
 RATIOS = (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"),
           ("pfifo_bulk", "fq_codel"), ("pfifo_bulk", "fq"), ("bulk_bytes", "pfifo"),
-          ("pfifo_bulk", "pfb_locked"),
+          ("pfifo_bulk", "pfb_locked"), ("pfifo_bulk", "pfifo_bulk_locked"),
+          ("pfifo_bulk_locked", "pfifo"), ("pfifo_bulk_locked", "pfifo_fast"),
           ("pfifo_bulk+tcdump", "pfifo_bulk"), ("pfifo_bulk+tcdump", "pfifo_bulk+tcdump_idle"),
           ("coalesce", "pfifo_bulk"), ("coalesce", "pfifo"), ("coalesce", "pfifo_fast"),
           ("coalesce50", "pfifo_bulk"))

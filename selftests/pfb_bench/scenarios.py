@@ -32,6 +32,7 @@ class Bench:
         self.need_pair = self.need_refnic and any(l in ("udp",) + PAIR_ONLY for l in args.loads)
         # how to load each sch_pfifo_bulk, and which one is loaded
         self.pfb_cmd = {"checkout": module_cmd(*QDISC_MODULE),
+                        "checkout_locked": module_cmd(*QDISC_MODULE) + " lockless=0",
                         "locked": "insmod %s" % args.locked_ko}
         self.pfb = "checkout"
         self.background = None
@@ -172,9 +173,10 @@ class Bench:
         return self.pair[0], self.ns[0]
 
     def use_module(self, which):
-        """Have the checkout's ("checkout") or the older revision's ("locked")
-        sch_pfifo_bulk loaded. Both register pfifo_bulk, so they cannot be
-        loaded together: our qdiscs go, one module out, the other in."""
+        """Have the checkout's sch_pfifo_bulk ("checkout"; "checkout_locked":
+        with lockless=0) or the older revision's ("locked") loaded. Each
+        registers pfifo_bulk, and the mode is read at load only: our qdiscs
+        go, one module out, the other in."""
         if which == self.pfb:
             return
         for dev, ns, there in ((self.dev, None, self.need_refnic),
@@ -198,7 +200,8 @@ class Bench:
     def set_qdisc(self, dev, ns, config):
         """A fresh qdisc for every measurement, never a change of the last."""
         if CONFIGS[config].split()[0] == "pfifo_bulk":
-            self.use_module("locked" if config == "pfb_locked" else "checkout")
+            self.use_module({"pfb_locked": "locked",
+                             "pfifo_bulk_locked": "checkout_locked"}.get(config, "checkout"))
         sh("tc qdisc del dev %s root" % dev, check=False, ns=ns)
         sh("tc qdisc add dev %s root handle %s %s" % (dev, HANDLE, CONFIGS[config]), ns=ns)
 
