@@ -232,7 +232,11 @@ dequeue paths (mode auto, bql, nobql), and counts every batch: how many,
 a histogram of their sizes and why each one ended. It is lockless as a
 root qdisc or an mq child, like pfifo_fast: enqueue claims a slot with
 one cmpxchg and adds the packet to an llist; the CPU that holds the run
-lock takes the whole list at once.
+lock takes the whole list at once. The module parameter lockless=0
+(read at load) makes every instance locked instead, like pfifo, which
+from 6.19 lets its senders use the core's defer list; a parameter
+because the core decides per-CPU statistics from ops->static_flags
+before ->init, and only the core may clear TCQ_F_NOLOCK.
 
 The netlink interface is include/uapi/linux/pkt_sched_pfifo_bulk.h;
 options are parsed strictly and a rejected change changes nothing.
