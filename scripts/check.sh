@@ -18,6 +18,12 @@
 # guests run with that root as their userspace (trixie's tc and ethtool);
 # the host's kernels build and run on the host's Debian 12.
 #
+# The newest kernel runs every selftest a second time with the qdisc in its
+# other mode: sch_pfifo_bulk loaded with lockless=0 (PFB_LOCKLESS=0 in the
+# guest; selftests/lib.sh), reported as "KVER (lockless=0)". That is the
+# kernel where the mode matters (from 6.19 a locked root rides the core's
+# defer list).
+#
 #   scripts/check.sh            6.1 (host), and 6.12+deb13 and the newest
 #                               backports kernel (trixie root)
 #   PFB_KERNELS="K1 K2" scripts/check.sh
@@ -180,23 +186,35 @@ else
 	tests_multi=$parallel
 fi
 
-# vm_start KVER THREAD CPUS TEST...: run_tests.sh in a VM on KVER with TCG
-# threading THREAD and CPUS vCPUs, in the background, with the modules of
-# build_clean; its output goes to its log, and vm_tally reads it.
-vm_start() {
-	local k=$1 thread=$2 cpus=$3
-	shift 3
-	echo "$@" > "$out/selftests-$k-$thread.tests"
-	echo "# --- kernel $k, $thread-threaded TCG, $cpus vCPUs: started"
-	PFB_VM_TCG_THREAD=$thread PFB_VM_USERSPACE=$(in_trixie "$k" && echo "$trixie") \
-		tools/vm/run -c "$cpus" -k "$k" -- \
-		env PFB_MODULES_DIR="$modules/$k" selftests/run_tests.sh "$@" \
-		> "$out/selftests-$k-$thread.log" 2>&1 &
-	vm_pid[$k-$thread]=$!
+# A run: a kernel, or KVER@lockless=0 for that kernel with the qdisc
+# module loaded locked. run_kver RUN: its kernel; run_name RUN: as printed.
+run_kver() {
+	echo "${1%@*}"
+}
+run_name() {
+	echo "${1/@lockless=0/ (lockless=0)}"
 }
 
-# vm_tally KVER THREAD: wait for that VM, print its log, and count what it
-# reports (and add the tests that ran, not skipped, to the kernel's ran);
+# vm_start RUN THREAD CPUS TEST...: run_tests.sh in a VM on RUN's kernel
+# with TCG threading THREAD and CPUS vCPUs, in the background, with the
+# modules of build_clean; its output goes to its log, and vm_tally reads it.
+vm_start() {
+	local run=$1 thread=$2 cpus=$3 k lockless=
+	shift 3
+	k=$(run_kver "$run")
+	[[ $run == *@lockless=0 ]] && lockless=0
+	echo "$@" > "$out/selftests-$run-$thread.tests"
+	echo "# --- kernel $(run_name "$run"), $thread-threaded TCG, $cpus vCPUs: started"
+	PFB_VM_TCG_THREAD=$thread PFB_VM_USERSPACE=$(in_trixie "$k" && echo "$trixie") \
+		tools/vm/run -c "$cpus" -k "$k" -- \
+		env PFB_MODULES_DIR="$modules/$k" ${lockless:+PFB_LOCKLESS=$lockless} \
+		selftests/run_tests.sh "$@" \
+		> "$out/selftests-$run-$thread.log" 2>&1 &
+	vm_pid[$run-$thread]=$!
+}
+
+# vm_tally RUN THREAD: wait for that VM, print its log, and count what it
+# reports (and add the tests that ran, not skipped, to the run's ran);
 # a failure when it did not report on every test it was given.
 vm_tally() {
 	local k=$1 thread=$2 log vmrc line pass fail skip tests
@@ -206,21 +224,21 @@ vm_tally() {
 	vmrc=$?
 	read -ra tests < "$out/selftests-$k-$thread.tests"
 	kcur=$k
-	echo "# --- kernel $k, $thread-threaded TCG: ${tests[*]}"
+	echo "# --- kernel $(run_name "$k"), $thread-threaded TCG: ${tests[*]}"
 	cat "$log"
 	# (the guest's console ends lines with CR LF)
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n1)
 	read -r pass _ fail _ skip _ <<< "$line"
 	if [ -z "$line" ]; then
-		fail_line "selftests on $k ($thread) did not finish (exit $vmrc)"
+		fail_line "selftests on $(run_name "$k") ($thread) did not finish (exit $vmrc)"
 		return
 	fi
 	count "$pass" "$fail" "$skip"
 	kran[$k]=$((${kran[$k]:-0} + pass + fail))
 	if [ $((pass + fail + skip)) -ne ${#tests[@]} ]; then
-		fail_line "selftests on $k ($thread) reported $((pass + fail + skip)) of ${#tests[@]} tests"
+		fail_line "selftests on $(run_name "$k") ($thread) reported $((pass + fail + skip)) of ${#tests[@]} tests"
 	elif [ "$vmrc" -ne 0 ] && [ "$fail" -eq 0 ]; then
-		fail_line "VM on $k ($thread) exited $vmrc (kernel log: .vm/kernel-$k.log)"
+		fail_line "VM on $(run_name "$k") ($thread) exited $vmrc (kernel log: .vm/kernel-$(run_kver "$k").log)"
 	fi
 }
 
@@ -249,9 +267,13 @@ for k in $kernels; do
 	[[ " $built " == *" $k "* ]] || fail_line "no selftest run on $k: its modules did not build"
 done
 kcur=
+# the runs: every kernel built, and the newest again with lockless=0
+runs=$built
+newest_built=$(printf '%s\n' $built | sort -V | tail -n1)
+[ -z "$newest_built" ] || runs+=" $newest_built@lockless=0"
 if [ -n "$tests_single" ]; then
 	running=()
-	for k in $built; do
+	for k in $runs; do
 		if [ ${#running[@]} -ge "$(nproc)" ]; then
 			vm_tally "${running[0]}" single
 			running=("${running[@]:1}")
@@ -264,13 +286,13 @@ if [ -n "$tests_single" ]; then
 	done
 fi
 if [ -n "$tests_multi" ]; then
-	for k in $built; do
+	for k in $runs; do
 		vm_start "$k" multi 4 $tests_multi
 		vm_tally "$k" multi
 	done
 fi
-for k in $built; do
-	[ "${kran[$k]:-0}" -gt 0 ] || { kcur=$k; fail_line "no selftest ran on $k (all skipped, or none given)"; }
+for k in $runs; do
+	[ "${kran[$k]:-0}" -gt 0 ] || { kcur=$k; fail_line "no selftest ran on $(run_name "$k") (all skipped, or none given)"; }
 done
 kcur=
 
@@ -278,8 +300,8 @@ echo "# ==="
 for s in "${summary[@]}"; do
 	echo "$s"
 done
-for k in $kernels; do
-	echo "$k: ${kpass[$k]:-0} passed, ${kfail[$k]:-0} failed, ${kskip[$k]:-0} skipped"
+for k in $kernels ${newest_built:+$newest_built@lockless=0}; do
+	echo "$(run_name "$k"): ${kpass[$k]:-0} passed, ${kfail[$k]:-0} failed, ${kskip[$k]:-0} skipped"
 done
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
