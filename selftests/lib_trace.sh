@@ -209,6 +209,18 @@ pktgen_flows() {
 		done
 	done
 }
+# seqcheck_start PEER OUT: the order check of pktgen's flows on PEER
+# (pfb_seqcheck.py) in the background, its report in OUT when it ends, 2 s
+# after the last frame; returns once it listens, or fails after 10 s.
+seqcheck_start() {
+	rm -f "$2" "$2.ready"
+	python3 "$PFB_TESTDIR/pfb_seqcheck.py" "$1" 2 > "$2" 2> "$2.ready" &
+	for _ in $(seq 100); do
+		[ -s "$2.ready" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # pktgen_run: start all threads, return when all sent their COUNT. The
 # start request stops every thread when the writer has a signal pending
 # while it waits: in a subshell, which has no children, no SIGCHLD of ours

@@ -110,7 +110,7 @@ mac=$(cat /sys/class/net/$peer/address)
 # flood NAME SPEED: a fresh locked root, $flows numbered flows from every
 # CPU at SPEED Mb/s (0: unlimited) with a ring of 16, and the checks.
 flood() {
-	local name=$1 out=/tmp/pfb-lockless.$$ i seq sent drops
+	local name=$1 out=/tmp/pfb-lockless.$$ seq sent drops
 
 	must ethtool -G $dev tx 16
 	must ethtool -s $dev speed "$2"
@@ -118,12 +118,7 @@ flood() {
 	tc qdisc del dev $dev root 2>/dev/null
 	must $PFB_NL add $dev -H 1: limit $((flows * count))
 	check_eq "$name: the root runs locked" "$(pfb_opt $dev lockless)" false
-	rm -f $out $out.ready
-	python3 "$PFB_TESTDIR/pfb_seqcheck.py" $peer 2 > $out 2> $out.ready &
-	for i in $(seq 100); do
-		[ -s $out.ready ] && break
-		sleep 0.1
-	done
+	must seqcheck_start $peer $out
 	pktgen_flows $dev "$mac" $count 2 60 300
 	pktgen_run
 	# no stranded packet: the device goes still with an empty queue; only

@@ -52,19 +52,14 @@ limit=1000
 # check; the line at SPEED Mb/s (default 2, 0 = unlimited). Leaves $seq
 # (the peer's report) and $x (the qdisc's dump).
 run() {
-	local name=$1 bql=$2 speed=${3:-2} out=/tmp/pfb-order.$$ i
+	local name=$1 bql=$2 speed=${3:-2} out=/tmp/pfb-order.$$
 	refnic_bql $dev "$bql" &&
 	ethtool -G $dev tx 16 &&
 	ethtool -s $dev speed "$speed" &&
 	ethtool -C $dev tx-usecs 1000 tx-frames 4 || return 1
 	tc qdisc del dev $dev root 2>/dev/null
 	$PFB_NL add $dev -H 1: limit $limit || return 1
-	rm -f $out $out.ready
-	python3 "$PFB_TESTDIR/pfb_seqcheck.py" $peer 2 > $out 2> $out.ready &
-	for i in $(seq 100); do
-		[ -s $out.ready ] && break
-		sleep 0.1
-	done
+	seqcheck_start $peer $out
 	pktgen_flows $dev "$mac" "$count" 2 60 300
 	pktgen_run
 	wait
