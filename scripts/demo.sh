@@ -19,10 +19,20 @@ kver=${KVER:-$(ls /boot/vmlinuz-*-amd64 | sed 's|.*/vmlinuz-||' | sort -V | tail
 nic=${PFB_DEMO_NIC:-e1000e}
 out=${PFB_DEMO_OUT:-$top/.vm/demo-$kver-$(date +%Y%m%d-%H%M%S)}
 start=$(date +%s)
+# A kernel of the Debian 13 root (scripts/trixie-root.sh) has its modules
+# built in that root, with trixie's gcc 14, and its guests run with that
+# root as their userspace (trixie's tc; it has no perf, so the benchmark
+# leaves out its perf diff there), as make check does.
+trixie=${PFB_TRIXIE_ROOT:-/var/cache/pfifo-bulk/trixie-root}
+in_root=()
+if ! [ -r "/boot/vmlinuz-$kver" ] && [ -r "$trixie/boot/vmlinuz-$kver" ]; then
+	in_root=(scripts/trixie-root.sh --chroot)
+	export PFB_VM_USERSPACE=$trixie
+fi
 
 echo "demo: host load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "demo: building for $kver" >&2
-make -s modules KVER="$kver" >/dev/null
+"${in_root[@]}" make -s modules KVER="$kver" >/dev/null
 make -s plugin bulkctl >/dev/null
 make -s -C selftests >/dev/null
 mkdir -p "$out"
