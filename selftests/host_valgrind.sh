@@ -3,16 +3,17 @@
 #
 # Host-side checks of the userspace tools; no pfifo_bulk kernel needed.
 # Proves that the tc plugin's parse paths (help, bad syntax, unknown words,
-# missing and repeated values) give tc's exit codes and messages, leave
-# ranges to the kernel, and are valgrind-clean; that its print paths, fed
-# canned kernel dumps through "tc -s monitor file" (selftests/pfb_canned.py:
-# all options, all xstats, a histogram, attributes from a "newer kernel",
-# truncated ones, sizes tc rounds, caps of 0), print tc's way (print_size,
-# no "0b") and are valgrind-clean; and for bulkctl: tc's grammar (global
-# options, optional "dev", "VERB help", -n NETNS), one-line errors naming
-# the word, show DEV without a pfifo_bulk failing, and "show file" text
-# byte-identical to tc's and JSON with the canned values (and a file that
-# is no dump failing).
+# missing and repeated values, values that would wrap) give tc's exit
+# codes and messages, leave ranges to the kernel, and are valgrind-clean;
+# that its print paths, fed canned kernel dumps through "tc -s monitor
+# file" (selftests/pfb_canned.py: all options, all xstats, a histogram,
+# attributes from a "newer kernel", truncated ones, sizes tc rounds, caps
+# of 0), print tc's way (print_size, no "0b") and are valgrind-clean; and
+# for bulkctl: tc's grammar (global options, optional "dev", "VERB help",
+# -n NETNS), one-line errors naming the word, values that would wrap
+# refused as the plugin refuses them, show DEV without a pfifo_bulk
+# exiting 0 (as tc), and "show file" text byte-identical to tc's and JSON
+# with the canned values (and a file that is no dump failing).
 #
 # Nothing here may reach the host kernel: when run as root every command runs
 # as nobody in a fresh network namespace, so even a request that slipped
@@ -101,6 +102,15 @@ expect "tc coalesce_usecs 50parsecs" 1 \
 	"${add[@]}" coalesce_usecs 50parsecs
 expect "tc coalesce_pkts x" 1 'Illegal value for "coalesce_pkts": "x" \(a number of packets\)' \
 	"${add[@]}" coalesce_pkts x
+# Values iproute2's parsers would turn into others (strtoul's negation,
+# a double stored as it comes): refused, never sent as 1 or as 0 ("off").
+would_wrap=("limit -18446744073709551615" "coalesce_usecs 4294967297"
+	    "coalesce_usecs 4294967.297s" "coalesce_usecs nan" "coalesce_usecs -0.5"
+	    "coalesce_usecs 1e-9s" "coalesce_usecs ms" "bulk_bytes 0.5")
+for v in "${would_wrap[@]}"; do
+	expect "tc $v (would wrap)" 1 "^pfifo_bulk: Illegal value for \"${v% *}\": \"${v#* }\"" \
+		"${add[@]}" $v
+done
 expect "tc unknown word" 1 'pfifo_bulk: unknown parameter "burst"' "${add[@]}" burst 3
 check "tc unknown word prints usage" grep -q '^Usage:' "$tmp/out.err"
 expect "tc missing value" 255 'Command line is not complete' "${add[@]}" limit
@@ -117,7 +127,8 @@ expect "tc replace bad value" 1 'Illegal value for "bulk_pkts": "x"' \
 # does, naming the range: tc_pfifo_bulk.sh).
 if [ ${#sandbox[@]} -gt 0 ]; then
 	for v in "limit 0" "limit 16777217" "bulk_bytes 17m" "bulk_pkts 65537" \
-		 "coalesce_usecs 10000001" "coalesce_pkts 0"; do
+		 "coalesce_usecs 10000001" "coalesce_pkts 0" "limit 0x400" \
+		 "coalesce_usecs 4294967295" "coalesce_usecs 1.5ms"; do
 		expect "tc $v reaches the kernel" 2 '^RTNETLINK answers: Operation not permitted' \
 			"${add[@]}" $v
 		absent "tc $v: no range check of its own" "Illegal value"
@@ -192,6 +203,10 @@ expect_1line "bulkctl coalesce_usecs 50parsecs" 1 \
 	'invalid "coalesce_usecs": "50parsecs" \(a time: 800us, 1ms\.\.\.\)' "${B[@]}" add lo coalesce_usecs 50parsecs
 expect_1line "bulkctl coalesce_pkts x" 1 'invalid "coalesce_pkts": "x" \(a number of packets\)' \
 	"${B[@]}" add lo coalesce_pkts x
+for v in "${would_wrap[@]}"; do
+	expect_1line "bulkctl $v (would wrap)" 1 "^bulkctl: add: invalid \"${v% *}\": \"${v#* }\"" \
+		"${B[@]}" add lo $v
+done
 expect_1line "bulkctl missing value" 1 'missing value for "limit"' "${B[@]}" add lo limit
 expect_1line "bulkctl a typo taken for the device" 1 '^bulkctl: add: cannot find device "limt"$' \
 	"${B[@]}" add limt 5

@@ -10,7 +10,8 @@
  * (tools/bulkctl/Makefile), so "tc -s [-j] qdisc show" and "bulkctl [-s]
  * [-j] show" cannot drift apart, and both take what tc takes: counts in
  * any base (get_unsigned(.., 0)), sizes as get_size(), times as get_time()
- * ("800us", "1ms"; a bare number is microseconds). JSON carries the
+ * ("800us", "1ms"; a bare number is microseconds), and refuse what those
+ * would silently turn into another value (pfb_opt_parse()). JSON carries the
  * kernel's numbers only (times in their units); text prints sizes and
  * times as tc prints them.
  *
@@ -24,6 +25,8 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched_pfifo_bulk.h>
 
@@ -109,22 +112,50 @@ static inline int pfb_mode_parse(const char *s)
 	return -1;
 }
 
-/* @s as the value of option @type into @v; -1 when it does not parse. */
+/*
+ * A time as get_time() reads it, in microseconds, but only where get_time()
+ * gives the value written: it stores whatever the double becomes, so "nan",
+ * "-1", "4294967297" (1us) or "1e-9s" (0: coalescing off) would pass. The
+ * unit's size in microseconds is get_time() of "1<unit>", which also
+ * refuses an unknown unit.
+ */
+static inline int pfb_time_parse(const char *s, __u32 *v)
+{
+	char *unit, one[8];
+	unsigned int scale;
+	double t = strtod(s, &unit);
+
+	if (unit == s ||
+	    snprintf(one, sizeof(one), "1%s", unit) >= (int)sizeof(one) ||
+	    get_time(&scale, one))
+		return -1;
+	t *= scale;
+	if (!(t >= 0 && t <= UINT32_MAX) || (t > 0 && t < 1))
+		return -1;
+	return get_time(v, s);
+}
+
+/*
+ * @s as the value of option @type into @v; -1 when it does not parse, or
+ * when iproute2's parser would turn it into another value: a count with a
+ * minus ("-18446744073709551615" is 1 to strtoul()), a size that is not 0
+ * but becomes 0 ("0.5": no cap), a time as pfb_time_parse() says.
+ */
 static inline int pfb_opt_parse(int type, const char *s, __u32 *v)
 {
 	int mode;
 
 	switch (type) {
 	case TCA_PFIFO_BULK_BULK_BYTES:
-		return get_size(v, s);
-	case TCA_PFIFO_BULK_COALESCE_USECS:	/* get_time(): microseconds */
-		return get_time(v, s);
+		return get_size(v, s) || (!*v && strtod(s, NULL) != 0) ? -1 : 0;
+	case TCA_PFIFO_BULK_COALESCE_USECS:
+		return pfb_time_parse(s, v);
 	case TCA_PFIFO_BULK_MODE:
 		mode = pfb_mode_parse(s);
 		*v = mode;
 		return mode < 0 ? -1 : 0;
 	default:
-		return get_unsigned(v, s, 0);
+		return strchr(s, '-') || get_unsigned(v, s, 0) ? -1 : 0;
 	}
 }
 
