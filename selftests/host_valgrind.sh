@@ -234,6 +234,9 @@ expect_1line "bulkctl -n no such netns" 1 \
 	"${B[@]}" -n nosuchns0 show
 expect_1line "bulkctl -n a path" 1 '^bulkctl: invalid network namespace name "\.\./x"$' \
 	"${B[@]}" -n ../x show
+# (iproute2's "Cannot open network namespace" line would show it raw)
+expect_1line "bulkctl -n a name with a newline" 1 \
+	'^bulkctl: invalid network namespace name "a\\x0ab"$' "${B[@]}" -n $'a\nb' show
 if [ ${#sandbox[@]} -gt 0 ]; then
 	expect_1line "bulkctl add without CAP_NET_ADMIN" 2 \
 		'^RTNETLINK answers: Operation not permitted \(changing a qdisc needs CAP_NET_ADMIN\)$' \

@@ -14,6 +14,7 @@
  * refused or a dump failed, or there is no pfifo_bulk to watch.
  */
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,7 +252,7 @@ static int do_cmd(int argc, char **argv, void *data)
 
 int main(int argc, char **argv)
 {
-	char *batch = NULL, *netns = NULL;
+	char *batch = NULL, *netns = NULL, *c;
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -277,8 +278,11 @@ int main(int argc, char **argv)
 			bad_arg("unknown option \"%s\"; try \"bulkctl help\"", shown(argv[i]));
 		}
 	}
-	if (netns && (!*netns || strchr(netns, '/') || !strcmp(netns, ".") ||
-		      !strcmp(netns, "..")))
+	/* a file of /run/netns, and printable: iproute2's message shows it */
+	for (c = netns; c && *c && !iscntrl((unsigned char)*c); c++)
+		;
+	if (netns && (!*netns || *c || strchr(netns, '/') ||
+		      !strcmp(netns, ".") || !strcmp(netns, "..")))
 		bad_arg("invalid network namespace name \"%s\"", shown(netns));
 	if (netns && netns_switch(netns))	/* it says why */
 		return EXIT_USAGE;
