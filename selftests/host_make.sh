@@ -47,7 +47,10 @@ check_eq "no kernel tree, no iproute2 source: one line each" "$(cat "$tmp/none.e
 make: no iproute2 source in '/nonexistent': run make setup or set IPROUTE2_SRC: tc plugin, ip plugin and bulkctl not built"
 check_eq "no kernel tree, no iproute2 source: nothing built" "$(built)" ""
 
-# libmnl out of pkg-config's sight: the plugins still build.
+# libmnl out of pkg-config's sight: the plugins still build (from the
+# iproute2 source make setup unpacked).
+src=$(make -s -C "$PFB_TOP/tc-plugin" --no-print-directory print-src)
+[ -f "$src/tc/tc_util.h" ] || setup_failed "no iproute2 source at '$src' (make setup)"
 PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= mk nomnl
 check_eq "no libmnl: exit status" "$rc" 0
 check_eq "no libmnl: one line each" "$(cat "$tmp/nomnl.err")" \
