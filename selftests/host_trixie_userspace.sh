@@ -12,7 +12,8 @@
 # dumps) and in JSON (tc -s -j qdisc show, answered by pfb_nlshim.c: handle
 # 0, default-mq children, counters beyond 32 bits, estimators), and so does
 # the gcc-14 bulkctl; trixie's tc parses the options as bookworm's does
-# (help, a bad value, a good one that reaches the kernel); trixie's ip
+# (help, a bad value, values that would wrap, a good one that reaches the
+# kernel); trixie's ip
 # loads the ip plugin. Nothing reaches a qdisc: the dump is canned and the
 # one request that parses is sent by nobody in a network namespace of its
 # own (EPERM).
@@ -81,7 +82,9 @@ done
 
 # --- tc 6.15 parses as tc 6.1 ----------------------------------------------------------
 nobody=(unshare -n setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
-for args in "help" "limit 1k" "coalesce_usecs 5parsecs" "limit 0x400 coalesce_usecs 1.5ms"; do
+# (4294967297, 1e-9s and 0.5 would wrap: refused by both, with their parsers)
+for args in "help" "limit 1k" "coalesce_usecs 5parsecs" "limit 0x400 coalesce_usecs 1.5ms" \
+	    "coalesce_usecs 4294967297" "coalesce_usecs 1e-9s" "bulk_bytes 0.5"; do
 	want=$(env TC_LIB_DIR="$PFB_TOP/tc-plugin" "${nobody[@]}" tc qdisc add dev lo root pfifo_bulk $args 2>&1; echo "exit $?")
 	got=$(intrixie env TC_LIB_DIR="$w/tc-plugin" "${nobody[@]}" tc qdisc add dev lo root pfifo_bulk $args 2>&1; echo "exit $?")
 	check "tc 6.15 qdisc add ... $args: as tc 6.1 ($(tail -n1 <<< "$want"))" test "$got" = "$want"
