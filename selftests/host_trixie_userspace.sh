@@ -13,10 +13,9 @@
 # 0, default-mq children, counters beyond 32 bits, estimators), and so does
 # the gcc-14 bulkctl; trixie's tc parses the options as bookworm's does
 # (help, a bad value, values that would wrap, a good one that reaches the
-# kernel); trixie's ip
-# loads the ip plugin. Nothing reaches a qdisc: the dump is canned and the
-# one request that parses is sent by nobody in a network namespace of its
-# own (EPERM).
+# kernel); trixie's ip loads the ip plugin. Nothing reaches a qdisc: the
+# dump is canned and the one request that parses is sent by nobody in a
+# network namespace of its own (EPERM).
 #
 #   selftests/host_trixie_userspace.sh	(as root, after make setup)
 
