@@ -205,6 +205,9 @@ static int answer(int fd, uint32_t seq, bool verbose)
 int main(int argc, char **argv)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	/* an answer takes milliseconds; a loaded host pauses the guest for
+	 * hundreds of them at worst: only a lost answer waits 5 s
+	 */
 	struct timeval tv = { .tv_sec = 5 };
 	unsigned long count = 10000, sent = 0, acked = 0, rejected = 0;
 	uint32_t handle = 0x10000, parent = TC_H_ROOT;

@@ -5,8 +5,10 @@
 # at least 10,000 RTM_NEWQDISC/RTM_GETQDISC messages with random, truncated,
 # oversized, wrongly typed and unknown TCA_OPTIONS attributes to the root
 # pfifo_bulk of a refnic (BQL on, 2 Mb/s, so a backlog exists) under a
-# pktgen queue_xmit load. Every message is answered (nl_fuzz checks), then:
-# the backlog drains to 0 within a second once the load stops, tc -j and raw
+# pktgen queue_xmit load. Every message is answered within 5 s (nl_fuzz
+# checks; an answer takes milliseconds, so only a lost one runs out), then:
+# the backlog drains to 0 once the load stops (the time allowed grows with
+# what the fuzz left: see below), tc -j and raw
 # netlink (pfb_nl.py) dump the same options, "tc qdisc replace" with known
 # options dumps exactly those, and a short load is forwarded (the device's
 # tx_packets grows by the offered count minus the qdisc's drops). The kernel
@@ -59,8 +61,17 @@ pktgen_pace $dev 400000
 pktgen_run &
 pg_pid=$!
 defer "pg_set pgctrl stop"
-sleep 0.5
-check_cmp "a backlog exists under load" "$(qdisc_stat $dev qlen)" ">" 0
+# Wait for the backlog rather than a fixed time: a guest slowed by a loaded
+# host may take longer to start pktgen's threads. Once they run they offer
+# several times the line rate, so a backlog forms within a second; 20 s
+# only stops a load that never started.
+qlen=0
+for _ in $(seq 200); do
+	qlen=$(qdisc_stat $dev qlen)
+	[ "${qlen:-0}" -gt 0 ] && break
+	sleep 0.1
+done
+check_cmp "a backlog exists under load" "$qlen" ">" 0
 
 out=$("$fuzz" -d $dev -n "$count" -s "$seed")
 rc=$?
@@ -110,6 +121,11 @@ check "fresh instance (del + add)" eval "tc qdisc del dev $dev root && tc qdisc 
 tx0=$(link_stat $dev tx_packets)
 pktgen_setup $dev $mac 300
 pktgen_run
+# 300 frames per CPU (1,200 on make check's 4 vCPUs) at 2 Mb/s: a third
+# of a second of line at 3,600 frames/s, 1.2 s at a starved guest's 1,000;
+# wait_backlog_zero
+# allows 10 s (and needs the device still for 1 s, which a pause of the
+# guest cannot fake: the wire and this loop stop with it).
 check "drained to backlog 0 after the short load" wait_backlog_zero $dev
 offered=$(pktgen_offered $dev)
 drops=$(qdisc_stat $dev drops)
