@@ -42,6 +42,8 @@ for _ in $(seq 50); do
 	[ $((REPLY - $(link_stat $dev tx_packets) + tx0)) -gt 100 ] && break
 	sleep 0.2
 done
+# (More than 100 queued, or 10 s gone; at 16 frames a second the class
+# cannot take 80 of them in the second the read below may take.)
 read -r sent0 drops0 before < <(qdisc_counts $dev 10:)
 check_cmp "backlog built up" "$before" ">" 20
 check "change limit to 10 under backlog" $PFB_NL change $dev -p 1:10 -H 10: limit 10
@@ -95,11 +97,18 @@ pktgen_clear
 pktgen_setup $rdev 02:00:00:00:00:01 $((12000 / $(nproc)))
 pktgen_run &
 pg=$!
-qmax=0
-for _ in $(seq 3); do
+# Three looks at the queue once it is not empty: a guest slowed by a
+# loaded host may take a while to start pktgen's threads, so wait for the
+# queue rather than a fixed time (20 s only stops a load that never
+# started). 12,000 frames are 8 s of the line: the load still runs for the
+# change below.
+qmax=0 looks=0
+for _ in $(seq 100); do
 	sleep 0.2
 	read -r _ _ ql < <(qdisc_counts $rdev)
 	[ "$ql" -gt "$qmax" ] && qmax=$ql
+	[ "$qmax" -gt 0 ] && looks=$((looks + 1))
+	[ "$looks" -ge 3 ] && break
 done
 check_cmp "queue filled under load" "$qmax" ">" 0
 check_cmp "queue never above the limit" "$qmax" "<=" 50
