@@ -108,10 +108,17 @@ echo "# bursts: $bursts x 3 frames, ${pause}s apart, coalesce_usecs $wait_us: he
      "wait mean $((held ? hns / held : 0)) ns, max $hmax ns"
 check_eq "bursts: all sent, none dropped, none left" "$packets $drops $qlen" "$((3 * bursts)) 0 0"
 check_eq "bursts: every packet in a batch (no bypass while coalescing)" "$bpkts" "$packets"
+# A loaded host only lengthens the 500 ms pause before each first frame,
+# so each still leaves at once. Pausing the guest between the frames of a
+# burst (three sends, microseconds apart) for 10 ms or more lets the
+# later ones leave at once too: that adds to "at once" and takes from
+# "held", but a pause must hit that window in 7 of the 12 bursts to reach
+# the bound, where each burst is a few microseconds of 500 ms.
 check_cmp "bursts: the first of every burst left at once" "$once" ">=" $bursts
 check_cmp "bursts: most bursts held" "$held" ">=" $((bursts / 2))
 check_eq "bursts: every hold ended by the timer" "$rpkts $rtimer" "0 $held"
 check_eq "bursts: a doorbell per batch" "$db" "$batches"
+# (a lower bound: a slow guest's timer fires late, never early)
 check_cmp "bursts: no hold ended early (mean wait >= coalesce_usecs)" "$((hns / (held ? held : 1)))" ">=" \
 	$((wait_us * 1000))
 # Without the timer a hold would last until the next burst, 500 ms on; the
@@ -171,13 +178,19 @@ for bql in on off; do
 	check "paced, BQL $bql: pfifo_bulk" paced pfifo_bulk $bql pfifo_bulk limit 10000 &&
 		xfail_on_slow check_cmp "paced, BQL $bql: pfifo_bulk without coalescing too" \
 			"$dbpp" ">=" 0.8
+	# (A slow guest makes batches larger, not smaller: pktgen, late,
+	# catches up in bunches, and a late timer finds more packets waiting.)
 	check "paced, BQL $bql: pfifo_bulk coalescing" \
 		paced coalesce $bql pfifo_bulk limit 10000 coalesce_usecs $co_us coalesce_pkts 8 &&
 		check_cmp "paced, BQL $bql: coalescing rings once per 4 packets or less" "$dbpp" "<=" 0.25
 	read -r held rpkts rtimer hmax <<< "$(x $dev held release_pkts release_timer held_ns_max)"
 	echo "# paced, BQL $bql, coalescing: held $held (pkts $rpkts, timer $rtimer), longest wait $hmax ns"
-	check_cmp "paced, BQL $bql: coalescing: the longest wait is coalesce_usecs + at most 50 ms" \
-		"$hmax" "<=" $(((co_us + 50000) * 1000))
+	# The same bound as the bursts' above, for the same reason: the
+	# timer's lateness on a starved guest (195 ms the worst seen), not 50
+	# ms. A wait counted from a stamp the stack left in cb[] (issue 34's
+	# first finding) is off by hours, so the bound still tells it.
+	check_cmp "paced, BQL $bql: coalescing: the longest wait is coalesce_usecs + at most 390 ms" \
+		"$hmax" "<=" $(((co_us + 390000) * 1000))
 done
 tc qdisc del dev $dev root
 
@@ -195,6 +208,8 @@ if check "rr: refnic pair" refnic_pair pfbrr0 pfbrr1 pfbrrns; then
 				handle 1: pfifo_bulk coalesce_usecs "$1" || return 1
 		done
 		ip netns exec pfbrrns "$load" echo -p 9301 -t 3 > /dev/null &
+		# (a request sent before the echo side listens is lost and
+		# retried after 200 ms; the counts below are per transaction)
 		sleep 0.3
 		read -r rr_p50 rr_p99 rr_n < <("$load" rr -d 10.77.0.2 -p 9301 -s 64 -t 2 |
 			jq -r '"\(.p50_us) \(.p99_us) \(.transactions)"')
@@ -210,6 +225,9 @@ if check "rr: refnic pair" refnic_pair pfbrr0 pfbrr1 pfbrrns; then
 				read -r h1 <<< "$(ip netns exec pfbrrns $PFB_NL xstats pfbrr1 | jq -r .held)"
 				echo "# rr coalesce_usecs $co: $rr_n transactions, p50 $rr_p50 us, p99 $rr_p99 us;" \
 				     "held: $h0 here, $h1 at the peer"
+				# A packet is held only when it follows the one before by
+				# less than 50 us; a round trip on TCG takes longer, and a
+				# slow guest only makes it longer still.
 				check_cmp "rr: at most 1 % of the requests held" "$h0" "<=" $((rr_n / 100))
 				check_cmp "rr: at most 1 % of the responses held" "$h1" "<=" $((rr_n / 100))
 			else
@@ -228,7 +246,12 @@ fi
 # holds: held packets are still charged to it), the first leaves at once
 # and the rest wait. Windows of seconds: a tc command takes a good part of
 # one on a TCG guest. (pktgen cannot make the burst: it waits until its
-# last packet is freed.)
+# last packet is freed.) Each check that something happens before the
+# window ends (the down, the change, the delete) comes two or three tc
+# commands after the burst: about a second on TCG, two or three when a
+# loaded host halves the guest's speed, within the 5 s (3 s) windows.
+# The naps after them wait for something that must not happen: a slow
+# guest can hide such a fault, never invent one.
 n=200
 must ip addr add 198.51.100.1/24 dev $dev
 hold() {
