@@ -49,7 +49,10 @@ refnic_pair() {
 }
 
 # refnic_quiesce DEV [NS]: wait (at most ~10 s) until every frame DEV
-# posted has completed, so that counters can be compared.
+# posted has completed, so that counters can be compared. The tests leave
+# at most a ring's worth on a line they have just made fast, or a second
+# or two on a slow one: 10 s is several times that for a guest at half
+# speed, and a frame that never completes is what it catches.
 refnic_quiesce() {
 	local dev=$1 ns=${2:-} i
 	for i in $(seq 100); do
@@ -228,7 +231,9 @@ refnic_inflight() {
 	refnic_txq_sum "$1" byte_queue_limits/inflight "${2:-}"
 }
 
-# refnic_bounded CMD...: run CMD, which takes RTNL, for at most 20 s; its
+# refnic_bounded CMD...: run CMD, which takes RTNL, for at most 20 s (a
+# reconfiguration takes well under a second on TCG, two at half speed:
+# only a command stuck in the kernel reaches 20 s); its
 # status is ours, its stderr in the file $REFNIC_ERR (default: dropped).
 # Still running by then, it is stuck in the kernel and cannot be killed:
 # fail the test now, without the cleanups (they would hang on RTNL too).
@@ -260,7 +265,9 @@ refnic_unaccounted() {
 }
 
 # refnic_wait_accounted A B [NSB [NSA]]: refnic_unaccounted once it reaches
-# 0, or after ~10 s (frames on the wire or in B's RX queue still count).
+# 0, or after ~10 s (frames on the wire or in B's RX queue still count;
+# called after refnic_quiesce, so only B's NAPI is left to run: 10 s is
+# ample however slow the guest, and a lost frame never arrives).
 refnic_wait_accounted() {
 	local i u
 	for i in $(seq 100); do
@@ -273,7 +280,9 @@ refnic_wait_accounted() {
 
 # refnic_steady CMD...: CMD's output once two runs 0.2 s apart agree (a
 # late ACK or FIN counted between two reads would otherwise look like a
-# lost or an invented frame); fails after ~10 s of change.
+# lost or an invented frame); fails after ~10 s of change. (The late
+# frames are one or two, sent within a round trip: 50 looks leave a guest
+# at half speed, paused now and then, ample time to finish them.)
 refnic_steady() {
 	local c0 c1 i
 	c1=$("$@")
@@ -294,7 +303,11 @@ refnic_now() {
 # refnic_line_max MBPS SECS: the most 60-byte frames a line of MBPS can
 # carry in SECS, with room for what a measurement window may add: the
 # wire's back-dating (2 ms), a completion coalesced up to 10 ms and
-# late softirqs (0.2 s in all), and 16 frames.
+# late softirqs (0.2 s in all), and 16 frames. A loaded host does not
+# eat into that slack: a guest it pauses stops the wire with everything
+# else, and the wire makes up at most 2 ms of the lost line time when it
+# runs again, so the pause lengthens the window measured and adds no
+# frame to it; a slow guest only carries fewer.
 refnic_line_max() {
 	awk -v m="$1" -v t="$2" 'BEGIN { printf "%d\n", m * 1e6 / ((60 + 24) * 8) * (t + 0.2) + 16 }'
 }

@@ -212,6 +212,9 @@ pktgen_flows() {
 # seqcheck_start PEER OUT: the order check of pktgen's flows on PEER
 # (pfb_seqcheck.py) in the background, its report in OUT when it ends, 2 s
 # after the last frame; returns once it listens, or fails after 10 s.
+# (python3 starts in about a second on TCG, two at half speed. The 2 s of
+# silence that end it come after the load is over: a pause of the guest
+# stops the senders with it, so a slow guest cannot end it early.)
 seqcheck_start() {
 	rm -f "$2" "$2.ready"
 	python3 "$PFB_TESTDIR/pfb_seqcheck.py" "$1" 2 > "$2" 2> "$2.ready" &
@@ -262,7 +265,10 @@ pfb_stat() {
 # wait_tx_settled DEV [TENTHS [STILL]]: wait until the device's tx_packets
 # (sysfs) has not moved for STILL tenths of a second (default 10), at most
 # TENTHS tenths (default 100). Only observes: a netlink dump of the qdisc
-# could reschedule it and so hide the very stall a test looks for.
+# could reschedule it and so hide the very stall a test looks for. A loaded
+# host cannot fake the stillness: a pause of the guest stops this loop with
+# the device, and a moving device moves within ten looks a tenth of a
+# second apart. The callers' TENTHS allow for what they leave to drain.
 wait_tx_settled() {
 	local dev=$1 i still=0 last now
 	last=$(link_stat "$dev" tx_packets)

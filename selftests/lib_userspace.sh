@@ -51,7 +51,8 @@ pkt_load() {
 }
 
 # wait_sent DEV FROM: wait until DEV has sent more than FROM frames; fails
-# after a minute.
+# after a minute (python3 starts in seconds even on a debug kernel: only a
+# sender that never runs takes a minute).
 wait_sent() {
 	local i
 

@@ -69,6 +69,8 @@ done
 pg_set pgctrl start &
 pg_pid=$!
 defer "kill $pg_pid"
+# (A second for pktgen to start; the 30 dumps then take several more on
+# TCG, more on a slow guest, all of it under the paced load.)
 sleep 1
 for i in $(seq 30); do
 	tc -s qdisc show dev $dev > /dev/null 2>&1

@@ -58,6 +58,9 @@ load() {
 	tx0=$(link_stat $dev tx_packets)
 	refnic_pktgen $dev queue_xmit 1500 &
 	pid=$!
+	# (pktgen returns when its last frame is freed: a second or more of
+	# the 2 Mb/s line with bytes in flight, so a look every 50 ms sees
+	# them whatever the guest's speed)
 	while kill -0 $pid 2>/dev/null; do
 		v=$(refnic_inflight $dev)
 		[ "$v" -gt "$max" ] && max=$v

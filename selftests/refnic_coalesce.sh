@@ -65,11 +65,18 @@ echo "# trickle: $b received $rx frames in $rp polls; $a completed them in $tp p
      "its qdisc dropped $(qdisc_stat $a drops); pktgen: $(grep -ho 'pkts-sofar: [0-9]*  errors: [0-9]*' /proc/net/pktgen/$a@*)"
 check_eq "$b received the trickle" "$rx" 1000
 # (A debug kernel on TCG keeps no 2 ms schedule: pktgen then sends in
-# bunches, and the peer's NAPI runs late. KASAN gave 0.49 polls per frame.)
+# bunches, and the peer's NAPI runs late. KASAN gave 0.49 polls per frame.
+# A stock guest on a loaded host gave 0.87 to 1.00: a gap of G ms in its
+# schedule puts G/2 frames into one poll, and the bound allows gaps over
+# 40 % of the trickle's 2 s.) Completions: the 10 ms timer gathers 5
+# frames of the trickle, a late one more: a slow guest polls less.
 xfail_on_slow check_cmp "frames reached $b one by one, not held for the timer" "$rp" ">=" $((rx * 3 / 5))
 check_cmp "completions were coalesced" "$tp" "<=" $((rx / 2))
 
-# The flood, right after a trickle.
+# The flood, right after a trickle: 2 s of trickle, then 2 s without
+# delay. One pktgen thread offers many times the line's 1,488 frames a
+# second even at half speed, so the queue stops; refnic_line_max says why
+# a loaded host adds nothing to the window's count.
 REFNIC_PKTGEN_CPUS=1 REFNIC_PKTGEN_DELAY=2000000 refnic_pktgen $a queue_xmit 0 1 "$bmac" &
 pg_pid=$!
 sleep 2

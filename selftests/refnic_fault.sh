@@ -86,7 +86,9 @@ load() {
 	done
 	refnic_pktgen $a queue_xmit $n 1 "$bmac" 10.77.0.2 &
 	pid=$!
-	# a lost wake-up stalls the queue: give up after a minute
+	# a lost wake-up stalls the queue: give up after a minute (the load
+	# is a few seconds of the 10 Mb/s line, more on a slow guest's
+	# retries, never a minute)
 	for ((i = 0; i < 600; i++)); do
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.1

@@ -34,6 +34,10 @@ flood() {
 	done
 	REFNIC_PKTGEN_QMAP="0 $1" refnic_pktgen $dev start_xmit 0 &
 	pg_pid=$!
+	# (pktgen's start_xmit offers many times the 2 Mb/s line on TCG, at
+	# half speed too, from the start request on: every queue carries
+	# frames in 2.3 s and the line stops them; refnic_line_max says why a
+	# loaded host adds nothing to the window's count)
 	sleep 0.3
 	t0=$(refnic_now)
 	c0=$(ethtool_stat $dev tx_completions)
