@@ -59,9 +59,11 @@ CONFIGS = {
     "bulk_bytes": "pfifo_bulk bulk_bytes 3000",
     "pfb_locked": "pfifo_bulk",
     # the checkout's pfifo_bulk loaded with lockless=0 (locked, like pfifo;
-    # from 6.19 fed by the core's defer list); every other pfifo_bulk
-    # configuration runs the module's default mode (lockless today)
+    # from 6.19 fed by the core's defer list) and with lockless=1 (like
+    # pfifo_fast); every other pfifo_bulk configuration runs the module's
+    # default mode (locked from 6.19, lockless before: PFB_LOCKLESS_DFL)
     "pfifo_bulk_locked": "pfifo_bulk",
+    "pfifo_bulk_lockless": "pfifo_bulk",
     "pfifo": "pfifo",
     "pfifo_fast": "pfifo_fast",
     "fq_codel": "fq_codel",
@@ -83,7 +85,8 @@ CONFIGS = {
 }
 DUMP_LOOP = {"pfifo_bulk+tcdump": "dev", "pfifo_bulk+tcdump_idle": "idle"}
 IDLE_DEV = "pfbbidle"
-DEFAULT_CONFIGS = ("bulk_off", "pfifo_bulk", "pfifo_bulk_locked", "bulk_bytes", "pfb_locked",
+DEFAULT_CONFIGS = ("bulk_off", "pfifo_bulk", "pfifo_bulk_locked", "pfifo_bulk_lockless",
+                   "bulk_bytes", "pfb_locked",
                    "pfifo", "pfifo_fast", "fq_codel", "fq")
 
 # refnic scenarios: (BQL on, line rate Mb/s or 0 for unlimited, description);
@@ -95,6 +98,8 @@ SCENARIOS = {
                     "(device-bound, a driver without BQL)"),
     "cpu-bound": (True, 0, "refnic BQL on, unlimited line, senders on every CPU "
                   "(CPU-bound: what batching saves)"),
+    "cpu-nobql": (False, 0, "refnic BQL off, unlimited line, senders on every CPU "
+                  "(CPU-bound, a driver without BQL)"),
     "tso": (True, 0, "refnic BQL on, unlimited line, offloads on: TCP's GSO frames reach "
             "the driver whole (TSO)"),
     "nic": (None, None, "the real NIC"),
@@ -202,6 +207,8 @@ RATIOS = (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo"), ("pfifo_bulk", "p
           ("pfifo_bulk", "fq_codel"), ("pfifo_bulk", "fq"), ("bulk_bytes", "pfifo"),
           ("pfifo_bulk", "pfb_locked"), ("pfifo_bulk", "pfifo_bulk_locked"),
           ("pfifo_bulk_locked", "pfifo"), ("pfifo_bulk_locked", "pfifo_fast"),
+          ("pfifo_bulk_lockless", "pfifo_bulk_locked"), ("pfifo_bulk_lockless", "pfifo"),
+          ("pfifo_bulk_lockless", "pfifo_fast"),
           ("pfifo_bulk+tcdump", "pfifo_bulk"), ("pfifo_bulk+tcdump", "pfifo_bulk+tcdump_idle"),
           ("coalesce", "pfifo_bulk"), ("coalesce", "pfifo"), ("coalesce", "pfifo_fast"),
           ("coalesce50", "pfifo_bulk"))

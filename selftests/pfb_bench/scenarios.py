@@ -33,6 +33,7 @@ class Bench:
         # how to load each sch_pfifo_bulk, and which one is loaded
         self.pfb_cmd = {"checkout": module_cmd(*QDISC_MODULE),
                         "checkout_locked": module_cmd(*QDISC_MODULE) + " lockless=0",
+                        "checkout_lockless": module_cmd(*QDISC_MODULE) + " lockless=1",
                         "locked": "insmod %s" % args.locked_ko}
         self.pfb = "checkout"
         self.background = None
@@ -173,8 +174,9 @@ class Bench:
         return self.pair[0], self.ns[0]
 
     def use_module(self, which):
-        """Have the checkout's sch_pfifo_bulk ("checkout"; "checkout_locked":
-        with lockless=0) or the older revision's ("locked") loaded. Each
+        """Have the checkout's sch_pfifo_bulk ("checkout", its default mode;
+        "checkout_locked": with lockless=0; "checkout_lockless": with
+        lockless=1) or the older revision's ("locked") loaded. Each
         registers pfifo_bulk, and the mode is read at load only: our qdiscs
         go, one module out, the other in."""
         if which == self.pfb:
@@ -201,7 +203,8 @@ class Bench:
         """A fresh qdisc for every measurement, never a change of the last."""
         if CONFIGS[config].split()[0] == "pfifo_bulk":
             self.use_module({"pfb_locked": "locked",
-                             "pfifo_bulk_locked": "checkout_locked"}.get(config, "checkout"))
+                             "pfifo_bulk_locked": "checkout_locked",
+                             "pfifo_bulk_lockless": "checkout_lockless"}.get(config, "checkout"))
         sh("tc qdisc del dev %s root" % dev, check=False, ns=ns)
         sh("tc qdisc add dev %s root handle %s %s" % (dev, HANDLE, CONFIGS[config]), ns=ns)
 
