@@ -74,25 +74,25 @@
  * boundaries are no longer exact. A warning says so; mq with pfifo_bulk
  * children is the better setup.
  *
- * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast (unless loaded
- * with lockless=0, below): the core takes no root lock around ->enqueue or
- * ->dequeue. Enqueue takes no lock at all: a slot below the limit is
- * claimed with one cmpxchg on a counter, the packet goes onto a lock-free
- * list (llist) with another, and the order of successful llist_add()s is
- * the FIFO order. There is one consumer, the CPU
- * that holds the qdisc's run lock (sch->seqlock) in __qdisc_run(); it takes
- * the whole list with one xchg, reverses it into a private FIFO and hands
- * out packets from there. Queue statistics are per CPU (TCQ_F_CPUSTATS);
- * the batch statistics are the consumer's own, published with u64_stats so
- * that a dump reads them without any of the datapath's locks. The run
- * protocol is the core's (qdisc_run_begin/end with MISSED); the qdisc's
- * part is to clear MISSED and look again when it finds itself empty, as
- * pfifo_fast_dequeue() does. ->change keeps the consumer out by
- * taking the run lock, and then reschedules as qdisc_run_end() does.
- * Grafted under a locked parent (htb, prio, or mq when the child is added
- * with tc) the core clears TCQ_F_NOLOCK and the per-CPU statistics; the
- * same code then runs under the root lock. The dump says which
- * (TCA_PFIFO_BULK_LOCKLESS).
+ * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast, when loaded with
+ * lockless=1 (the default before 6.19; locked mode below): the core takes
+ * no root lock around ->enqueue or ->dequeue. Enqueue takes no lock at
+ * all: a slot below the limit is claimed with one cmpxchg on a counter,
+ * the packet goes onto a lock-free list (llist) with another, and the
+ * order of successful llist_add()s is the FIFO order. There is one
+ * consumer, the CPU that holds the qdisc's run lock (sch->seqlock) in
+ * __qdisc_run(); it takes the whole list with one xchg, reverses it into a
+ * private FIFO and hands out packets from there. Queue statistics are per
+ * CPU (TCQ_F_CPUSTATS); the batch statistics are the consumer's own,
+ * published with u64_stats so that a dump reads them without any of the
+ * datapath's locks. The run protocol is the core's (qdisc_run_begin/end
+ * with MISSED); the qdisc's part is to clear MISSED and look again when it
+ * finds itself empty, as pfifo_fast_dequeue() does. ->change keeps the
+ * consumer out by taking the run lock, and then reschedules as
+ * qdisc_run_end() does. Grafted under a locked parent (htb, prio, or mq
+ * when the child is added with tc) the core clears TCQ_F_NOLOCK and the
+ * per-CPU statistics; the same code then runs under the root lock. The
+ * dump says which (TCA_PFIFO_BULK_LOCKLESS).
  *
  * Locked mode. The module parameter lockless (read-only after load) sets
  * the ops' static_flags for every instance: TCQ_F_NOLOCK | TCQ_F_CPUSTATS
@@ -107,7 +107,8 @@
  * to sch_api.c. A per-instance option would write sch->flags outside the
  * core and keep per-CPU statistics on a locked qdisc, a combination no
  * in-tree qdisc has; with the parameter every instance is one the core
- * itself makes. The default per kernel is PFB_LOCKLESS_DFL.
+ * itself makes. The default per kernel is PFB_LOCKLESS_DFL: locked from
+ * 6.19, lockless before.
  *
  * Bypass. Like pfifo_fast, the qdisc sets TCQ_F_CAN_BYPASS: a packet that
  * finds the qdisc idle and empty goes straight to the driver, without
@@ -201,16 +202,22 @@ MODULE_INFO(test_race_delay_us, __stringify(PFB_TEST_RACE_DELAY_US));
 #define PFB_BQL_IDLE_PKTS	256	/* sent without num_queued moving: no BQL */
 #define PFB_HIST_BUCKETS	TCA_PFIFO_BULK_HIST_MAX	/* 1, 2, 3-4, ..., 65+ */
 
-/* The default of the lockless parameter, per kernel: one line each side,
- * so that the default measurement picks is a one-line change. Lockless
- * on every kernel for now; the benchmark's pfifo_bulk_locked decides
- * whether locked is better where the core has the defer list (6.19+, see
- * the top of the file). That core is told by TCQ_F_DEQUEUE_DROPS, which
- * came in the same release and, unlike the defer list, the preprocessor
- * can see (checkpatch refuses LINUX_VERSION_CODE).
+/* The default of the lockless parameter, per kernel, chosen by counting
+ * spin-lock calls per sent packet (all six lock functions together;
+ * Documentation/benchmark.rst, "The lockless default": pktgen 64 B on 2
+ * interleaved vCPUs). Where the core has the defer list (6.19+, see the
+ * top of the file), locked, the mode that never made more than pfifo: on
+ * 7.3.4, refnic CPU-bound, locked 3.2-3.3, pfifo 3.2-3.5 and lockless
+ * 4.4 (the core's failed trylocks of the run lock in __dev_xmit_skb(), 3
+ * per packet, as for pfifo_fast); on virtio_net and e1000e, where most
+ * packets find the queue empty, lockless 2.6-2.7 against 3.2-3.5. Older
+ * cores, lockless: on 6.12, refnic CPU-bound, lockless 4.3-4.4, locked
+ * 4.3-4.6, pfifo 4.5. The defer-list core is told by TCQ_F_DEQUEUE_DROPS,
+ * which came in the same release and, unlike the defer list, the
+ * preprocessor can see (checkpatch refuses LINUX_VERSION_CODE).
  */
 #ifdef TCQ_F_DEQUEUE_DROPS
-#define PFB_LOCKLESS_DFL	1	/* the core has the defer list */
+#define PFB_LOCKLESS_DFL	0	/* the core has the defer list */
 #else
 #define PFB_LOCKLESS_DFL	1
 #endif
