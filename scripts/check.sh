@@ -18,11 +18,13 @@
 # guests run with that root as their userspace (trixie's tc and ethtool);
 # the host's kernels build and run on the host's Debian 12.
 #
-# The newest kernel runs every selftest a second time with the qdisc in its
-# other mode: sch_pfifo_bulk loaded with lockless=0 (PFB_LOCKLESS=0 in the
-# guest; selftests/lib.sh), reported as "KVER (lockless=0)". That is the
-# kernel where the mode matters (from 6.19 a locked root rides the core's
-# defer list).
+# The newest kernel runs every selftest a second time with the qdisc in the
+# mode that is not its default there (the module's modinfo says which):
+# on 7.3, whose default is locked, sch_pfifo_bulk loaded with lockless=1
+# (PFB_LOCKLESS=1 in the guest; selftests/lib.sh), reported as "KVER
+# (lockless=1)"; on a newest kernel older than 6.19, lockless=0. That is
+# the kernel where the mode matters (from 6.19 a locked root rides the
+# core's defer list), so both modes run there.
 #
 #   scripts/check.sh            6.1 (host), and 6.12+deb13 and the newest
 #                               backports kernel (trixie root)
@@ -186,13 +188,27 @@ else
 	tests_multi=$parallel
 fi
 
-# A run: a kernel, or KVER@lockless=0 for that kernel with the qdisc
-# module loaded locked. run_kver RUN: its kernel; run_name RUN: as printed.
+# A run: a kernel, or KVER@lockless=N for that kernel with the qdisc
+# module loaded with lockless=N. run_kver RUN: its kernel; run_name RUN: as
+# printed.
 run_kver() {
 	echo "${1%@*}"
 }
 run_name() {
-	echo "${1/@lockless=0/ (lockless=0)}"
+	case $1 in
+	*@lockless=*) echo "${1%@*} (${1#*@})" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# other_mode KVER: the lockless value that is not the default of the
+# module built for KVER (its parameter's description ends "(default N on
+# this kernel)"); nothing when modinfo cannot tell.
+other_mode() {
+	case $(modinfo -F parm "$modules/$1/sch_pfifo_bulk.ko" 2>/dev/null) in
+	*"(default 1 on this kernel)"*) echo 0 ;;
+	*"(default 0 on this kernel)"*) echo 1 ;;
+	esac
 }
 
 # vm_start RUN THREAD CPUS TEST...: run_tests.sh in a VM on RUN's kernel
@@ -202,7 +218,7 @@ vm_start() {
 	local run=$1 thread=$2 cpus=$3 k lockless=
 	shift 3
 	k=$(run_kver "$run")
-	[[ $run == *@lockless=0 ]] && lockless=0
+	[[ $run == *@lockless=* ]] && lockless=${run##*=}
 	echo "$@" > "$out/selftests-$run-$thread.tests"
 	echo "# --- kernel $(run_name "$run"), $thread-threaded TCG, $cpus vCPUs: started"
 	PFB_VM_TCG_THREAD=$thread PFB_VM_USERSPACE=$(in_trixie "$k" && echo "$trixie") \
@@ -267,10 +283,21 @@ for k in $kernels; do
 	[[ " $built " == *" $k "* ]] || fail_line "no selftest run on $k: its modules did not build"
 done
 kcur=
-# the runs: every kernel built, and the newest again with lockless=0
+# the runs: every kernel built, and the newest again in its other mode
 runs=$built
 newest_built=$(printf '%s\n' $built | sort -V | tail -n1)
-[ -z "$newest_built" ] || runs+=" $newest_built@lockless=0"
+other_run=
+if [ -n "$newest_built" ]; then
+	other=$(other_mode "$newest_built")
+	if [ -n "$other" ]; then
+		other_run=$newest_built@lockless=$other
+		runs+=" $other_run"
+	else
+		kcur=$newest_built
+		fail_line "modinfo names no lockless default for $newest_built: its other mode is not run"
+		kcur=
+	fi
+fi
 if [ -n "$tests_single" ]; then
 	running=()
 	for k in $runs; do
@@ -300,7 +327,7 @@ echo "# ==="
 for s in "${summary[@]}"; do
 	echo "$s"
 done
-for k in $kernels ${newest_built:+$newest_built@lockless=0}; do
+for k in $kernels $other_run; do
 	echo "$(run_name "$k"): ${kpass[$k]:-0} passed, ${kfail[$k]:-0} failed, ${kskip[$k]:-0} skipped"
 done
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
