@@ -104,6 +104,12 @@ warning_free() {
 	! grep -iE 'warning|error:' "$1" | grep -v 'Skipping BTF generation'
 }
 
+# checked LOG: sparse ran (kbuild's CHECK lines): kbuild turns C=1 off,
+# with a notice only, when it finds no checker it accepts.
+checked() {
+	grep -q '^  CHECK ' "$1" || { grep -i 'C=1' "$1"; echo "sparse did not run" >&2; false; }
+}
+
 # build_clean KVER: W=1 and sparse must print no warning at all; the modules
 # are then kept in $modules/KVER, since building for the next kernel cleans
 # the checkout (kbuild's clean deletes every .ko under M=, so they are kept
@@ -112,7 +118,7 @@ build_clean() {
 	in_root_of "$1" make -s clean-modules KVER="$1" >/dev/null 2>&1
 	in_root_of "$1" make modules KVER="$1" W=1 C=1 2>&1 | tee "$out/build-$1.raw" >/dev/null
 	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
-	warning_free "$out/build-$1.raw" || return 1
+	warning_free "$out/build-$1.raw" && checked "$out/build-$1.raw" || return 1
 	rm -rf "${modules:?}/$1"
 	mkdir -p "$modules/$1"
 	cp net/sched/sch_pfifo_bulk.ko drivers/net/refnic/refnic.ko "$modules/$1/"
@@ -133,7 +139,7 @@ build_i386() {
 	rc=${PIPESTATUS[0]}
 	rm -rf "$tmp"
 	[ "$rc" -eq 0 ] || return 1
-	warning_free "$out/build-i386.raw"
+	warning_free "$out/build-i386.raw" && checked "$out/build-i386.raw"
 }
 
 # build_race KVER: the qdisc's test-only build (make race-modules: a delay

@@ -83,6 +83,26 @@ esac
 [ "$(id -u)" -eq 0 ] || { log "must run as root (debootstrap, chroot)"; exit 1; }
 
 want=$(printf "%s\n" "${pkgs[@]}" "$mirror" | sha256sum | cut -c1-16)
+
+# The sparse of make's C=1 in this root (the project's Makefile prefers it
+# to the root's own): forky's, unpacked, not installed. Kernels since 6.15
+# accept a checker only if scripts/checker-valid.sh finds that it knows
+# __typeof_unqual__ (their headers use it under sparse); trixie's sparse
+# 0.6.4 does not, and without the script (Debian's linux-headers packages
+# leave it out) kbuild turns C=1 off with a notice and builds unchecked.
+sparse=/opt/pfb-sparse/usr/bin/sparse
+
+# headers_without_checker: the root's kbuild trees whose Makefile runs
+# scripts/checker-valid.sh but lack it.
+headers_without_checker() {
+	local mk
+	for mk in "$root"/usr/src/linux-headers-*/Makefile; do
+		grep -q checker-valid.sh "$mk" &&
+			! [ -e "${mk%/Makefile}/scripts/checker-valid.sh" ] &&
+			dirname "$mk"
+	done
+	return 0
+}
 # ready: a kernel of every series is in the root, and a kernel source.
 ready() {
 	local series have
@@ -90,7 +110,8 @@ ready() {
 	for series in "${kernel_series[@]}"; do
 		grep -qE "^($series)\." <<< "$have" || return 1
 	done
-	ls "$root"/usr/src/linux-source-*.tar.xz >/dev/null 2>&1
+	ls "$root"/usr/src/linux-source-*.tar.xz >/dev/null 2>&1 &&
+		[ -x "$root$sparse" ] && ! headers_without_checker | grep -q .
 }
 
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && ready; then
@@ -174,6 +195,11 @@ for series in "${kernel_series[@]}"; do
 	fi
 	kver=
 done
+# scripts_source: the newest kernel source tarball in the root.
+scripts_source() {
+	ls "$root"/usr/src/linux-source-*.tar.xz | sort -V | tail -n1
+}
+
 # The newest kernel source the archive has (trixie-backports): tdc and
 # checkpatch of that series (setup.sh extracts them), the tree a netdev
 # submission targets. Its series may lag the newest image's.
@@ -183,6 +209,35 @@ if [ -n "$src" ] && ! [ -r "$root/usr/src/$src.tar.xz" ]; then
 	log "installing $src"
 	in_root apt-get install -y -qq --no-install-recommends "$src" >/dev/null
 fi
+
+# sparse from forky through an apt state of its own (the root's sources and
+# package lists stay trixie's): only the package's files, in /opt.
+if ! [ -x "$root$sparse" ]; then
+	log "sparse from forky into ${sparse%/usr/bin/sparse}"
+	# A testing suite's Release expires within days; the signature is
+	# still checked (the project's mirror may be a dated copy).
+	forky=(-o Dir::Etc::SourceList=/etc/apt/pfb-forky.list
+	       -o Dir::Etc::SourceParts=/nonexistent
+	       -o Dir::State::Lists=/var/lib/apt/pfb-forky-lists
+	       -o Acquire::Check-Valid-Until=false)
+	echo "deb $mirror forky main" > "$root/etc/apt/pfb-forky.list"
+	mkdir -p "$root/var/lib/apt/pfb-forky-lists/partial"
+	in_root apt-get -qq "${forky[@]}" update >/dev/null
+	rm -rf "$root/tmp/sparse"
+	mkdir -p -m 777 "$root/tmp/sparse"
+	in_root sh -c 'cd /tmp/sparse && exec apt-get download -qq "$@" sparse' \
+		sh "${forky[@]}"
+	rm -rf "$root${sparse%/usr/bin/sparse}"
+	dpkg-deb -x "$root"/tmp/sparse/sparse_*.deb "$root${sparse%/usr/bin/sparse}"
+	rm -rf "$root/tmp/sparse"
+fi
+# The kernel source's checker-valid.sh, into every kbuild tree that runs it.
+for hdr in $(headers_without_checker); do
+	log "scripts/checker-valid.sh from $(basename "$(scripts_source)") into $hdr"
+	tar -xJf "$(scripts_source)" --wildcards --to-stdout '*/scripts/checker-valid.sh' \
+		> "$hdr/scripts/checker-valid.sh"
+	chmod 755 "$hdr/scripts/checker-valid.sh"
+done
 in_root apt-get clean
 echo "$want" > "$stamp"
 log "ready in $((SECONDS - start)) s: $(kernels | tr '\n' ' ')"
