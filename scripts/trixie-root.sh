@@ -63,13 +63,18 @@ kernels() {
 	done
 }
 
+# newest_source: the newest kernel source tarball in the root.
+newest_source() {
+	ls "$root"/usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n1
+}
+
 case ${1:-} in
 --print)
 	kernels
 	exit 0
 	;;
 --source)
-	ls "$root"/usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n1
+	newest_source
 	exit 0
 	;;
 --chroot)
@@ -195,11 +200,6 @@ for series in "${kernel_series[@]}"; do
 	fi
 	kver=
 done
-# scripts_source: the newest kernel source tarball in the root.
-scripts_source() {
-	ls "$root"/usr/src/linux-source-*.tar.xz | sort -V | tail -n1
-}
-
 # The newest kernel source the archive has (trixie-backports): tdc and
 # checkpatch of that series (setup.sh extracts them), the tree a netdev
 # submission targets. Its series may lag the newest image's.
@@ -233,8 +233,8 @@ if ! [ -x "$root$sparse" ]; then
 fi
 # The kernel source's checker-valid.sh, into every kbuild tree that runs it.
 for hdr in $(headers_without_checker); do
-	log "scripts/checker-valid.sh from $(basename "$(scripts_source)") into $hdr"
-	tar -xJf "$(scripts_source)" --wildcards --to-stdout '*/scripts/checker-valid.sh' \
+	log "scripts/checker-valid.sh from $(basename "$(newest_source)") into $hdr"
+	tar -xJf "$(newest_source)" --wildcards --to-stdout '*/scripts/checker-valid.sh' \
 		> "$hdr/scripts/checker-valid.sh"
 	chmod 755 "$hdr/scripts/checker-valid.sh"
 done
