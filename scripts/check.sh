@@ -266,6 +266,9 @@ vm_tally() {
 
 echo "# pfifo_bulk check: kernels$kernels"
 step checkpatch make -s checkpatch
+# The in-tree series a netdev submission would be: it applies to the newest
+# source and checkpatch --strict passes on its commit messages too.
+step kernel-patch scripts/kernel-patch.sh -o "$top/.build/kernel-patch"
 step userspace-build make -s plugin ip-plugin bulkctl
 step selftests-build make -s -C selftests
 step build-i386 build_i386

@@ -237,9 +237,9 @@ lock takes the whole list at once. With 0, the default since the core
 has the defer list (6.19), every instance is locked, like pfifo, and its
 senders use that list; lockless there made a quarter to a third more
 spin-lock calls per packet than pfifo under contending senders (the
-core's failed trylocks of the run lock), locked as many. A parameter because the core
-decides per-CPU statistics from ops->static_flags before ->init, and
-only the core may clear TCQ_F_NOLOCK.
+core's failed trylocks of the run lock), locked as many. A parameter
+because the core decides per-CPU statistics from ops->static_flags
+before ->init, and only the core may clear TCQ_F_NOLOCK.
 
 The netlink interface is include/uapi/linux/pkt_sched_pfifo_bulk.h;
 options are parsed strictly and a rejected change changes nothing.
