@@ -224,6 +224,13 @@ seqcheck_start() {
 	done
 	return 1
 }
+# seqcheck_end OUT: wait for the order check started by seqcheck_start (and
+# every other job in the background: the load is over), its report in $seq.
+seqcheck_end() {
+	wait
+	seq=$(cat "$1")
+	rm -f "$1" "$1.ready"
+}
 # pktgen_run: start all threads, return when all sent their COUNT. The
 # start request stops every thread when the writer has a signal pending
 # while it waits: in a subshell, which has no children, no SIGCHLD of ours

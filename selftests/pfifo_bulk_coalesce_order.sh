@@ -70,9 +70,7 @@ for ((i = 0; i < 200; i++)); do
 done
 check "pktgen stopped" eval "! kill -0 $pg_pid 2>/dev/null"
 # the order check ends 2 s after the last frame
-wait
-seq=$(cat $out)
-rm -f $out $out.ready
+seqcheck_end $out
 x=$($PFB_NL dump $dev | jq -c '[.[] | select(.parent == "root")][0]')
 echo "# $changes changes; sent $(jq .packets <<< "$x") dropped $(jq .drops <<< "$x")," \
      "held $(jq .xstats.held <<< "$x") (timer $(jq .xstats.release_timer <<< "$x"))," \

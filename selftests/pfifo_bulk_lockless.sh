@@ -133,9 +133,7 @@ flood() {
 	# no stranded packet: the device goes still with an empty queue; only
 	# its sysfs counters are read until then (a dump could run the qdisc)
 	check "$name: drained to backlog 0" wait_backlog_zero $dev
-	wait
-	seq=$(cat $out)
-	rm -f $out $out.ready
+	seqcheck_end $out
 	x=$($PFB_NL dump $dev | jq -c '[.[] | select(.parent == "root")][0]')
 	read -r sent drops _ < <(qdisc_counts $dev)
 	echo "# $name: sent $sent dropped $drops requeues $(jq .requeues <<< "$x")" \

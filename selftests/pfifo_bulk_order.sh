@@ -62,9 +62,7 @@ run() {
 	seqcheck_start $peer $out
 	pktgen_flows $dev "$mac" "$count" 2 60 300
 	pktgen_run
-	wait
-	seq=$(cat $out)
-	rm -f $out $out.ready
+	seqcheck_end $out
 	x=$($PFB_NL dump $dev | jq -c '[.[] | select(.parent == "root")][0]')
 	echo "# $name: sent $(jq .packets <<< "$x") dropped $(jq .drops <<< "$x")" \
 	     "requeues $(jq .requeues <<< "$x"), bypassed $(jq .xstats.bypassed <<< "$x"),"\
