@@ -33,8 +33,9 @@
 #
 # Writes DIR/0000-cover-letter.patch, DIR/0001-*.patch ..., DIR/series (the
 # patches in order), DIR/series.sha (12 hex digits of sha256 over the
-# patches), DIR/kernel.sha (the same over all but the tests' patch: the
-# debug kernels' cache key) and DIR/checkpatch.txt. Needs git,
+# patches), DIR/kernel.sha (the same over the kernel's patches only, not
+# the tests' nor the cover letter with its diffstat: the debug kernels'
+# cache key) and DIR/checkpatch.txt. Needs git,
 # tar, xz and checkpatch.pl from the setup step.
 set -euo pipefail
 
@@ -339,8 +340,9 @@ EOF
 (cd "$out" && ls 0*.patch) > "$out/series"
 sum=$(cd "$out" && cat $(cat series) | sha256sum | cut -c1-12)
 echo "$sum" > "$out/series.sha"
-# what a kernel built from the series depends on: all but the tests
-(cd "$out" && cat $(grep -v -- -selftests- series) | sha256sum | cut -c1-12) > "$out/kernel.sha"
+# what a kernel built from the series depends on: not the tests, and not
+# the cover letter, whose diffstat changes with them
+(cd "$out" && cat $(grep -v -e -selftests- -e -cover-letter series) | sha256sum | cut -c1-12) > "$out/kernel.sha"
 
 if [ -n "$check" ]; then
 	# one patch after the other, as git am would: a later one may touch
