@@ -13,7 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pfb_bench import report, runs, stats  # noqa: E402 (after the path it needs)
+from pfb_bench import probes, report, runs, stats  # noqa: E402 (after the path it needs)
 from pfb_bench.plots import headline_table  # noqa: E402
 
 # a number as the report prints a ratio or a bound: 0.978, 1.625
@@ -194,6 +194,26 @@ class Schedule(unittest.TestCase):
                                 self.opts(pilot=3))
         self.assertEqual(plan["rounds"], 3)
         self.assertTrue(plan["stopped"].startswith("no pps"), plan["stopped"])
+
+
+class Stops(unittest.TestCase):
+    def test_stop_figures(self):
+        # 2000 packets sent, 30 requeued, 50 queue stops of which 20 for a
+        # full ring (6.1's ethtool -S has both counters)
+        q0, q1 = {"requeues": 10}, {"requeues": 40}
+        e0 = {"tx_stops": 100, "tx_ring_full": 5}
+        e1 = {"tx_stops": 150, "tx_ring_full": 25}
+        fig = probes.stop_figures(q0, q1, e0, e1, 2000)
+        self.assertEqual(fig, {"requeues": 30, "requeues_per_kpkt": 15.0,
+                               "stops_per_kpkt": 25.0, "ring_full_per_kpkt": 10.0})
+
+    def test_stop_figures_without_driver_counters(self):
+        # a NIC without them (6.9+ refnic keeps stops in qstats; e1000e):
+        # the requeues alone, and nothing per packet when none was sent
+        fig = probes.stop_figures({}, {"requeues": 3}, {}, {"tx_ring_full": 0}, 1000)
+        self.assertEqual(fig, {"requeues": 3, "requeues_per_kpkt": 3.0,
+                               "ring_full_per_kpkt": 0.0})
+        self.assertEqual(probes.stop_figures({}, {}, {}, {}, 0), {"requeues": 0})
 
 
 if __name__ == "__main__":

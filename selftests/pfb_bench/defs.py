@@ -140,6 +140,9 @@ FIGURES = {
     "sent": ("sent", "{:.0f}", "high"),
     "dropped": ("dropped", "{:.0f}", None),
     "requeues": ("requeues", "{:.0f}", None),
+    "requeues_per_kpkt": ("requeues/1k sent", "{:.1f}", None),
+    "stops_per_kpkt": ("queue stops/1k sent", "{:.1f}", None),
+    "ring_full_per_kpkt": ("ring-full stops/1k", "{:.1f}", None),
     "offered_pps": ("offered/s", "{:.0f}", None),
     "pps": ("pps", "{:.0f}", "high"),
     "dropped_pps": ("dropped/s", "{:.0f}", None),
@@ -183,11 +186,15 @@ HISTS = {"hist": "qdisc_dequeue tracepoint", "qd_hist": "pfifo_bulk xstats",
 COALESCE_FIGS = ("held", "release_pkts", "release_timer", "sent_at_once", "held_mean_us",
                  "held_max_us")
 
+# a batch handed back by the driver, or cut by its queue stopping
+STOP_FIGS = ("requeues_per_kpkt", "stops_per_kpkt", "ring_full_per_kpkt")
+
 # The tables: phase -> rows of figures (a row only when some figure has data)
 TABLES = {
     "count": [("packets", ("offered", "sent", "dropped", "mean_batch", "qd_mean_batch",
                            "bypass_share", "mean_batch_all", "doorbells_per_pkt",
                            "segs_per_pkt", "doorbells_per_seg")),
+              ("batches broken up", STOP_FIGS),
               ("spin-lock calls per sent packet",
                tuple(n + "_per_pkt" for n in LOCKS) + ("lockops_per_pkt",)),
               ("spin-lock calls per offered packet",
@@ -195,6 +202,7 @@ TABLES = {
     "time": [("rates", ("offered_pps", "pps", "dropped_pps", "cpu_ns_per_pkt", "qd_mean_batch",
                         "doorbells_per_pkt", "segs_per_pkt", "doorbells_per_seg",
                         "dumps_per_s")),
+             ("batches broken up", STOP_FIGS),
              ("stream", ("mbps", "svc_us_per_mb")),
              ("latency", ("p50_us", "p90_us", "p95_us", "p99_us")),
              ("coalescing, per run", COALESCE_FIGS),

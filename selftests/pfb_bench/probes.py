@@ -211,6 +211,7 @@ def figures(s0, s1, extra, load, counting, dumps):
         fig = time_figures(s0, s1, extra, load, dumps, secs, (offered, sent, dropped))
     fig.update(qdisc_figures(q0, q1))
     fig.update(doorbell_figures(s0["eth"], s1["eth"], sent))
+    fig.update(stop_figures(q0, q1, s0["eth"], s1["eth"], sent))
     for k in ("pktgen_offered", "pg_runs_per_frame", "pg_cpu_ns_per_frame"):
         if k in extra:
             fig[k] = extra[k]
@@ -236,8 +237,7 @@ def count_figures(s0, s1, offered, sent, dropped):
     # core's requeue list, one per dequeue: an event of 1 of its own for
     # a packet already counted in the batch it came in. Not a batch the
     # qdisc built; the xstats do not count it either.
-    fig["requeues"] = count_diff(q0, q1, "requeues")
-    requeued = min(fig["requeues"], batches.get(1, 0))
+    requeued = min(count_diff(q0, q1, "requeues"), batches.get(1, 0))
     if requeued:
         batches[1] -= requeued
     nb = sum(batches.values())
@@ -290,6 +290,23 @@ def qdisc_figures(q0, q1):
         fig["qd_hist"] = [h1.get(b, 0) - h0.get(b, 0) for b in BUCKETS]
     if "held" in q1 and (q1.get("options") or {}).get("coalesce_usecs"):
         fig.update(coalescing(q0, q1))
+    return fig
+
+
+def stop_figures(q0, q1, e0, e1, sent):
+    """Where a batch can break up before the driver: the qdisc's requeues
+    (packets the driver or a stopped queue handed back; each leaves
+    later alone from the core's requeue list), and refnic's queue stops
+    per 1000 sent packets: all of them (driver's and BQL's; ethtool -S
+    has them before 6.9, netdev netlink's qstats after) and those for a
+    full ring."""
+    fig = {"requeues": count_diff(q0, q1, "requeues")}
+    if sent > 0:
+        fig["requeues_per_kpkt"] = 1000 * fig["requeues"] / sent
+        if "tx_stops" in e1:
+            fig["stops_per_kpkt"] = 1000 * count_diff(e0, e1, "tx_stops") / sent
+        if "tx_ring_full" in e1:
+            fig["ring_full_per_kpkt"] = 1000 * count_diff(e0, e1, "tx_ring_full") / sent
     return fig
 
 
