@@ -93,10 +93,12 @@ open("/tmp/rfp_tcp", "w").write("%d %s" % (n, h.hexdigest()))
 PY
 tcp_pid=$!
 wait_ready
+# 120 s bounds a stuck connection, not a speed: sendall()'s timeout is for
+# the whole 4 MB, and the KCSAN guest moved 3.4 MB in 20 s.
 sent=$(python3 - <<'PY'
 import hashlib, os, socket
 data = os.urandom(4 << 20)
-s = socket.create_connection(("10.77.0.2", 9998), timeout=20)
+s = socket.create_connection(("10.77.0.2", 9998), timeout=120)
 s.sendall(data)
 s.close()
 print(len(data), hashlib.sha256(data).hexdigest())
