@@ -1105,9 +1105,9 @@ static int pfb_put_u64(struct sk_buff *skb, int type, u64 val)
  * is in the count we read after it, so the difference is never more than
  * the truth; it is exact while no packet moves, and may be a few packets
  * short while they do (a later dump can then report a few more). A dump
- * only reads: nothing is kept between dumps.
+ * only reads (q is const): nothing is kept between dumps.
  */
-static u64 pfb_bypassed(struct Qdisc *sch, struct pfb_sched_data *q)
+static u64 pfb_bypassed(struct Qdisc *sch, const struct pfb_sched_data *q)
 {
 	struct gnet_stats_basic_sync sent;
 	unsigned int start;
@@ -1168,7 +1168,8 @@ static void pfb_read_stats(const struct pfb_stats *st, struct pfb_snapshot *s)
 
 static int pfb_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
-	struct pfb_sched_data *q = qdisc_priv(sch);
+	/* const: a dump reads, and keeps nothing between dumps */
+	const struct pfb_sched_data *q = qdisc_priv(sch);
 	struct nlattr *xstats, *hist;
 	struct pfb_snapshot s;
 	int i;
