@@ -57,6 +57,10 @@ CONFIGS = {
     "bulk_off": "pfifo_bulk bulk_pkts 1",
     "pfifo_bulk": "pfifo_bulk",
     "bulk_bytes": "pfifo_bulk bulk_bytes 3000",
+    # batches capped at 8 and 16 packets: where a queue that stops inside
+    # a long batch breaks it up (issue 33's parallel refnic cell)
+    "bulk8": "pfifo_bulk bulk_pkts 8",
+    "bulk16": "pfifo_bulk bulk_pkts 16",
     "pfb_locked": "pfifo_bulk",
     # the checkout's pfifo_bulk loaded with lockless=0 (locked, like pfifo;
     # from 6.19 fed by the core's defer list) and with lockless=1 (like
@@ -213,6 +217,7 @@ PHASE_TITLE = {"count": "counts (probes on)", "time": "times (no probes)"}
 # Ratios candidate/base, per phase; targets on some; regressions first.
 RATIOS = (("pfifo_bulk", "bulk_off"), ("pfifo_bulk", "pfifo"), ("pfifo_bulk", "pfifo_fast"),
           ("pfifo_bulk", "fq_codel"), ("pfifo_bulk", "fq"), ("bulk_bytes", "pfifo"),
+          ("bulk8", "pfifo"), ("bulk16", "pfifo"), ("bulk16", "pfifo_bulk"),
           ("pfifo_bulk", "pfb_locked"), ("pfifo_bulk", "pfifo_bulk_locked"),
           ("pfifo_bulk_locked", "pfifo"), ("pfifo_bulk_locked", "pfifo_fast"),
           ("pfifo_bulk_lockless", "pfifo_bulk_locked"), ("pfifo_bulk_lockless", "pfifo"),
