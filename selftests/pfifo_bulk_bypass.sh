@@ -8,7 +8,8 @@
 # queue empty every time: every packet is bypassed, on the root and on a
 # locked mq child alike; under a classful parent the parent is the
 # root and nothing is bypassed. On a refnic device that is the bottleneck a
-# backlog forms, and batches with it. The root runs in the module's mode
+# backlog forms, and batches with it; after bursts whose batches were cut,
+# a lone frame bypasses again. The root runs in the module's mode
 # (lib.sh: qdisc_lockless): the lockless root's bypass (the core's test of
 # MISSED and DRAINING) in the default run, the locked root's (qdisc_qlen(),
 # and since 6.19 a lone packet on the defer list) in make check's
@@ -19,7 +20,8 @@
 . "$(dirname "$0")/lib_userspace.sh"
 . "$(dirname "$0")/lib_refnic.sh"
 require_root
-require_cmd tc jq python3 ethtool
+require_cmd tc jq python3 ethtool taskset
+[ -x "$PFB_TESTDIR/pfb_bursts" ] || setup_failed "selftests/pfb_bursts not built (make -C selftests)"
 load_module sch_pfifo_bulk
 load_module refnic
 
@@ -89,4 +91,40 @@ check_eq "refnic: batch_pkts + bypassed == Sent" "$((bpkts + bypassed))" "$packe
 check_cmp "refnic: the first packet found the queue empty" "$bypassed" '>=' 1
 check_cmp "refnic: a backlog formed batches" "$batches" '>' 0
 check_cmp "refnic: batches of more than one" "$bpkts" '>' "$batches"
+
+# --- after a burst whose batches were cut: the bypass again ------------------
+# A batch cut at bulk_pkts on the BQL path asks for another run (lockless:
+# MISSED; locked: a reschedule). Once the queue is found empty, nothing of
+# that may keep the next sender from the bypass: the lockless dequeue
+# clears MISSED and DRAINING there, as pfifo_fast_dequeue() does. In each
+# round a burst of 24 frames into the smallest ring (16: the device stops
+# within the burst, a backlog forms), and once the device has taken them
+# all in, a lone frame: it must find the queue idle and empty and bypass
+# it. One sender CPU (taskset), so that no other sender holds the run
+# lock; the run that sent the burst's last frame ran on that CPU and has
+# ended when pfb_bursts sees the counters complete, and refnic's
+# completions (10 ms coalescing) are over when the lone frame follows, a
+# process start later. A build that never cleared DRAINING there bypassed
+# none of the 15. The code before issue 34 (DRAINING kept when MISSED was
+# set) bypassed all 15, as main does: the run that a completion's wake
+# starts finds the queue empty with MISSED clear, and clears DRAINING.
+must ethtool -G $rdev tx 16
+must $PFB_NL change $rdev -H 1: mode bql bulk_pkts 2
+rounds=15 done=0 cut=0 lone=0
+for ((r = 0; r < rounds; r++)); do
+	e0=$(qdisc_stat $rdev end_pkts)
+	taskset -c 0 "$PFB_TESTDIR/pfb_bursts" $rdev 1 24 10 > /dev/null || break
+	b0=$(qdisc_stat $rdev bypassed)
+	[ "$(qdisc_stat $rdev end_pkts)" -gt "$e0" ] && cut=$((cut + 1))
+	taskset -c 0 "$PFB_TESTDIR/pfb_bursts" $rdev 1 1 10 > /dev/null || break
+	[ $(($(qdisc_stat $rdev bypassed) - b0)) -eq 1 ] && lone=$((lone + 1))
+	done=$((done + 1))
+done
+read -r packets bpkts bypassed batches qlen <<< "$(sums '^1:$' $rdev)"
+echo "# bursts: $done rounds of 24 + 1, $cut with batches cut at bulk_pkts," \
+     "$lone lone frames bypassed; sent $packets, bypassed $bypassed"
+check_eq "bursts: every round drained" "$done" $rounds
+check_cmp "bursts: batches were cut at bulk_pkts" "$cut" '>' 0
+check_eq "bursts: every lone frame after a burst bypassed the queue" "$lone" $rounds
+check_eq "bursts: batch_pkts + bypassed == Sent" "$((bpkts + bypassed))" "$packets"
 pfb_exit
