@@ -12,8 +12,9 @@
 #    nothing released by the timer;
 #  - packets queued while coalescing is off, with what the stack left in
 #    skb->cb (forwarded IPv6: IP6CB's nhoff lies where a stamp would be),
-#    all leave once coalescing is switched on and the queue wakes, none
-#    held longer than their wait.
+#    all leave once coalescing is switched on and the queue wakes, at
+#    once: none held, no wait counted (they carry a stamp of 0, "queued
+#    while coalescing was off").
 # Counters only (sysfs, the qdisc's dump); no kprobe, no tracepoint.
 
 . "$(dirname "$0")/lib.sh"
@@ -105,7 +106,7 @@ check "forwarding: topology" eval '
 # the packets under test queue (a packet with a cb of zeros would be
 # overdue at once and release the rest with it). A report that a slow
 # guest sends later only weakens the test, it cannot fail it: at least
-# the datagrams wait, and every packet is stamped at enqueue.
+# the datagrams wait, and every packet queued now is stamped 0.
 nap 3
 check "cb: ring full, queue stopped, coalescing off" stopped pfifo_bulk mode bql limit 1000
 check "cb: $n forwarded datagrams sent" ip netns exec $ns python3 -c '

@@ -141,10 +141,11 @@
  * wait, or when the deadline passes, whichever comes first, and takes
  * every packet waiting with it (holding resumes once the queue ran empty):
  * no packet is held longer than coalesce_usecs plus the time it takes the
- * watchdog to run the qdisc. Every packet is stamped at enqueue, coalescing
- * on or off, so that a packet queued before it was switched on has a known
- * wait too (cb[] holds whatever the stack left there otherwise). The bypass
- * is off meanwhile (it would send a packet past the held ones). Traffic
+ * watchdog to run the qdisc. A packet is stamped with the time at enqueue
+ * while coalescing is on, and with 0 while it is off (no clock read per
+ * packet then, as pfifo reads none): a packet queued before coalescing was
+ * switched on leaves at once, never with whatever the stack left in cb[].
+ * The bypass is off meanwhile (it would send a packet past the held ones). Traffic
  * that waiting cannot help is not held: a batch whose first packet came
  * coalesce_usecs or more after the packet before it leaves at once (a
  * request and its response, the first packet after a pause), since
@@ -263,7 +264,9 @@ struct pfb_stats {
 	u64_stats_t		held_ns_max;
 };
 
-/* What a packet carries through the queue: when it was enqueued. */
+/* What a packet carries through the queue: when it was enqueued, while
+ * coalescing is on (0 otherwise: see pfb_enqueue()).
+ */
 struct pfb_skb_cb {
 	u64	enqueue_ns;
 };
@@ -446,12 +449,15 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return qdisc_drop_cpu(skb, sch, to_free);
 		return qdisc_drop(skb, sch, to_free);
 	}
-	/* Every packet, coalescing on or off: a packet queued while it was
-	 * off (or by a CPU that read it off just before ->change switched it
-	 * on) must carry a real time too, not what the stack left in cb[]
-	 * (a forwarded IPv6 packet leaves nhoff there: weeks ahead).
+	/* A time only while coalescing is on: pfifo reads no clock per
+	 * packet, and neither do we without a reason. Every packet gets a
+	 * stamp, never what the stack left in cb[] (a forwarded IPv6 packet
+	 * leaves nhoff there: weeks ahead): 0 for one queued while coalescing
+	 * was off (or by a CPU that read it off just before ->change switched
+	 * it on), which pfb_hold() sends at once.
 	 */
-	pfb_skb_cb(skb)->enqueue_ns = ktime_get_ns();
+	pfb_skb_cb(skb)->enqueue_ns = READ_ONCE(q->coalesce_usecs) ?
+				      ktime_get_ns() : 0;
 	/* counted before it is visible: the consumer may free it at once */
 	qdisc_update_stats_at_enqueue(sch, qdisc_pkt_len(skb));
 	llist_add(&skb->ll_node, &q->in);
@@ -698,6 +704,13 @@ static bool pfb_hold(struct Qdisc *sch, struct pfb_sched_data *q)
 	skb = pfb_oldest(q);
 	if (!skb)
 		return false;
+	/* queued while coalescing was off: no wait to keep, it leaves now
+	 * with the rest (only a packet held since switching on is timed)
+	 */
+	if (!pfb_skb_cb(skb)->enqueue_ns) {
+		q->draining = true;
+		return false;
+	}
 	now = ktime_get_ns();
 	/* stamped at enqueue, perhaps on another CPU: never ahead of now */
 	ts = min(pfb_skb_cb(skb)->enqueue_ns, now);
