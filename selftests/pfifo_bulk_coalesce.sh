@@ -190,12 +190,14 @@ for bql in on off; do
 		check_cmp "paced, BQL $bql: coalescing rings once per 4 packets or less" "$dbpp" "<=" 0.25
 	read -r held rpkts rtimer hmax <<< "$(x $dev held release_pkts release_timer held_ns_max)"
 	echo "# paced, BQL $bql, coalescing: held $held (pkts $rpkts, timer $rtimer), longest wait $hmax ns"
-	# The same bound as the bursts' above, for the same reason: the
-	# timer's lateness on a starved guest (195 ms the worst seen), not 50
-	# ms. A wait counted from a stamp the stack left in cb[] (issue 34's
-	# first finding) is off by hours, so the bound still tells it.
-	check_cmp "paced, BQL $bql: coalescing: the longest wait is coalesce_usecs + at most 390 ms" \
-		"$hmax" "<=" $(((co_us + 390000) * 1000))
+	# The timer's lateness on a starved guest bounds it, as the bursts'
+	# above, but no pause limits it here: 2 s, five times the worst seen
+	# (397 ms, 7.3 with two debug-kernel guests on the same two CPUs). A
+	# wait counted from a stamp the stack left in cb[] (issue 34's first
+	# finding) is off by the guest's uptime or more, so the bound still
+	# tells it.
+	check_cmp "paced, BQL $bql: coalescing: the longest wait is coalesce_usecs + at most 2 s" \
+		"$hmax" "<=" $(((co_us + 2000000) * 1000))
 done
 tc qdisc del dev $dev root
 
