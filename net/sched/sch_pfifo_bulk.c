@@ -145,9 +145,9 @@
  * while coalescing is on, and with 0 while it is off (no clock read per
  * packet then, as pfifo reads none): a packet queued before coalescing was
  * switched on leaves at once, never with whatever the stack left in cb[].
- * The bypass is off meanwhile (it would send a packet past the held ones). Traffic
- * that waiting cannot help is not held: a batch whose first packet came
- * coalesce_usecs or more after the packet before it leaves at once (a
+ * The bypass is off meanwhile (it would send a packet past the held ones).
+ * Traffic that waiting cannot help is not held: a batch whose first packet
+ * came coalesce_usecs or more after the packet before it leaves at once (a
  * request and its response, the first packet after a pause), since
  * nothing is likely to join it in time, and so does every packet queued
  * behind it, in as many batches as the core makes. Only where the
