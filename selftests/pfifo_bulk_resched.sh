@@ -94,16 +94,21 @@ backlog() {
 	# misjudge. KASAN: all 1,000 posted by the time they were queued.)
 	# (A stock guest's pktgen queues the 1,000 frames many times faster
 	# than the 1 Mb/s line's 1,488 a second, at half speed too; a pause
-	# stops the line with it, which makes up at most 2 ms on return.)
-	xfail_on_slow check_cmp "$dev: the driver dropped most of them" \
-		"$(link_stat "$dev" tx_dropped)" ">=" $((n / 2))
+	# stops the line with it, which makes up at most 2 ms on return. What
+	# BQL let into the ring before the drops began still goes out on the
+	# line: 134 frames typically, 471 on 6.1 with a KASAN guest beside
+	# make check's two, whose stalls let BQL's limit grow. A quarter
+	# dropped still leaves hundreds of batches to misjudge.)
+	xfail_on_slow check_cmp "$dev: the driver dropped a quarter of them or more" \
+		"$(link_stat "$dev" tx_dropped)" ">=" $((n / 4))
 	# the dropped frames leave in batches of $cap, except while frames
 	# still on the line hold BQL's limit: then BQL ends them (end_budget);
-	# how long that lasts is the VM's timing (116 to 200 batches of 4
-	# seen); a quarter of the load in batches at the cap shows it ran. A
-	# slow guest drops more slowly while the line frees BQL's room at its
-	# own rate: more batches reach the cap, not fewer
-	xfail_on_slow check_cmp "$dev: batches ended at bulk_pkts $cap" "$endp" ">=" $((n / 4 / cap))
+	# how long that lasts is the VM's timing: 116 to 200 batches of 4
+	# seen, and 53 on 6.1 with a KASAN guest beside make check's two (the
+	# line had taken 471 frames before the drops began, 134 otherwise).
+	# A twentieth of the load in batches at the cap (12 of 4) shows that
+	# the cap, and the reschedule after it, ran many times over.
+	xfail_on_slow check_cmp "$dev: batches ended at bulk_pkts $cap" "$endp" ">=" $((n / 20 / cap))
 	xfail_on_slow check_cmp "$dev: the qdisc rescheduled itself" "$resched" ">" 0
 }
 
