@@ -64,6 +64,16 @@ sed 's/^/# kernel: /; s/$/\r/' "$tmp/core" > "$tmp/core-console"
 check_eq "prefixed console lines with CR: the same verdict" \
 	"$(verdict core-console)" "0 data-race in __qdisc_run / netif_tx_wake_queue"
 
+# 7.3.4-pfb-kcsan, the quick soak: BQL's completion in refnic_poll calls
+# netif_schedule_queue(), which tests the stop bits unlocked, while our
+# xmit stops the queue (set_bit)
+kcsan "data-race in netif_schedule_queue / refnic_start_xmit [refnic]" \
+	"write (marked)" "refnic_start_xmit+0xd7b/0xec0 [refnic];dev_hard_start_xmit+0x127/0x3d0" \
+	read "netif_schedule_queue+0x42/0x1a0;refnic_poll+0x6cc/0x790 [refnic];__napi_poll.constprop.0+0x52/0x380" \
+	> "$tmp/core-schedule"
+check_eq "the core's unlocked test of the stop bits, from our BQL completion: listed" \
+	"$(verdict core-schedule)" "0 data-race in netif_schedule_queue / refnic_start_xmit [refnic]"
+
 kcsan "data-race in pfb_dump / pfb_enqueue" \
 	write "pfb_enqueue+0x2a/0x300 [sch_pfifo_bulk];__dev_queue_xmit+0x112f/0x1620" \
 	read "pfb_dump+0x90/0x400 [sch_pfifo_bulk];tc_fill_qdisc+0x1c0/0x4c0" > "$tmp/ours"
