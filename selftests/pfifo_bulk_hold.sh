@@ -12,9 +12,9 @@
 #    nothing released by the timer;
 #  - packets queued while coalescing is off, with what the stack left in
 #    skb->cb (forwarded IPv6: IP6CB's nhoff lies where a stamp would be),
-#    all leave once coalescing is switched on and the queue wakes, at
-#    once: none held, no wait counted (they carry a stamp of 0, "queued
-#    while coalescing was off").
+#    all leave once coalescing is switched on and the queue wakes (they
+#    carry a stamp of 0, "queued while coalescing was off", and leave at
+#    once), no wait counted beyond what they waited.
 # Counters only (sysfs, the qdisc's dump); no kprobe, no tracepoint.
 
 . "$(dirname "$0")/lib.sh"
@@ -103,10 +103,9 @@ check "forwarding: topology" eval '
 		lladdr "$(cat /sys/class/net/pfbhov0/address)" &&
 	ip -n $ns -6 route add fd00:2::/64 via fd00:1::1'
 # IPv6 on $dev sends reports of its own for a second or two: done before
-# the packets under test queue (a packet with a cb of zeros would be
-# overdue at once and release the rest with it). A report that a slow
-# guest sends later only weakens the test, it cannot fail it: at least
-# the datagrams wait, and every packet queued now is stamped 0.
+# the packets under test queue. A report that a slow guest sends later
+# only weakens the test, it cannot fail it: at least the datagrams wait,
+# and every packet queued now is stamped 0.
 nap 3
 check "cb: ring full, queue stopped, coalescing off" stopped pfifo_bulk mode bql limit 1000
 check "cb: $n forwarded datagrams sent" ip netns exec $ns python3 -c '

@@ -297,9 +297,9 @@ def stop_figures(q0, q1, e0, e1, sent):
     """Where a batch can break up before the driver: the qdisc's requeues
     (packets the driver or a stopped queue handed back; each leaves
     later alone from the core's requeue list), and refnic's queue stops
-    per 1000 sent packets: all of them (driver's and BQL's; ethtool -S
-    has them before 6.9, netdev netlink's qstats after) and those for a
-    full ring."""
+    per 1000 sent packets: all of them (driver's and BQL's), when ethtool
+    -S has them (before 6.9; after, they are in netdev netlink's qstats,
+    which this does not read), and those for a full ring."""
     fig = {"requeues": count_diff(q0, q1, "requeues")}
     if sent > 0:
         fig["requeues_per_kpkt"] = 1000 * fig["requeues"] / sent
