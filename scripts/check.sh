@@ -19,12 +19,11 @@
 # the host's kernels build and run on the host's Debian 12.
 #
 # The newest kernel runs every selftest a second time with the qdisc in the
-# mode that is not its default there (the module's modinfo says which):
-# on 7.3, whose default is locked, sch_pfifo_bulk loaded with lockless=1
-# (PFB_LOCKLESS=1 in the guest; selftests/lib.sh), reported as "KVER
-# (lockless=1)"; on a newest kernel older than 6.19, lockless=0. That is
-# the kernel where the mode matters (from 6.19 a locked root rides the
-# core's defer list), so both modes run there.
+# mode that is not its default (the module's modinfo says which): today
+# sch_pfifo_bulk loaded with lockless=0 (PFB_LOCKLESS=0 in the guest;
+# selftests/lib.sh), reported as "KVER (lockless=0)". That is the kernel
+# where the mode matters (from 6.19 a locked root rides the core's defer
+# list), so both modes run there.
 #
 #   scripts/check.sh            6.1 (host), and 6.12+deb13 and the newest
 #                               backports kernel (trixie root)
@@ -208,12 +207,12 @@ run_name() {
 }
 
 # other_mode KVER: the lockless value that is not the default of the
-# module built for KVER (its parameter's description ends "(default N on
-# this kernel)"); nothing when modinfo cannot tell.
+# module built for KVER (its parameter's description ends "(default N)");
+# nothing when modinfo cannot tell.
 other_mode() {
 	case $(modinfo -F parm "$modules/$1/sch_pfifo_bulk.ko" 2>/dev/null) in
-	*"(default 1 on this kernel)"*) echo 0 ;;
-	*"(default 0 on this kernel)"*) echo 1 ;;
+	*"(default 1)"*) echo 0 ;;
+	*"(default 0)"*) echo 1 ;;
 	esac
 }
 

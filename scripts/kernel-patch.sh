@@ -234,13 +234,14 @@ a histogram of their sizes and why each one ended. The module parameter
 lockless (read at load) picks its locking. With 1 it is lockless as a
 root qdisc or an mq child, like pfifo_fast: enqueue claims a slot with
 one cmpxchg and adds the packet to an llist; the CPU that holds the run
-lock takes the whole list at once. With 0, the default since the core
-has the defer list (6.19), every instance is locked, like pfifo, and its
-senders use that list; lockless there made a quarter to a third more
-spin-lock calls per packet than pfifo under contending senders (the
-core's failed trylocks of the run lock), locked as many. A parameter
-because the core decides per-CPU statistics from ops->static_flags
-before ->init, and only the core may clear TCQ_F_NOLOCK.
+lock takes the whole list at once; the default. With 0 every instance
+is locked, like pfifo, and since 6.19 its senders use the core's defer
+list. Lockless stays the default there: on 7.3 it sent 1.23x the locked
+mode's packets with four contending senders, though it made 1.3x the
+spin-lock calls per packet (the core's failed trylocks of the run
+lock). A parameter because the core decides per-CPU statistics from
+ops->static_flags before ->init, and only the core may clear
+TCQ_F_NOLOCK.
 
 The netlink interface is include/uapi/linux/pkt_sched_pfifo_bulk.h;
 options are parsed strictly and a rejected change changes nothing.

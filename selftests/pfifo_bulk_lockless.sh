@@ -5,13 +5,12 @@
 # pfifo_bulk the core makes. Loaded with lockless=0, a root qdisc and the
 # children mq creates itself (net.core.default_qdisc) dump lockless false
 # and tc prints "locked"; with lockless=1 they dump true and "lockless";
-# without the parameter, the default modinfo states for this kernel. A
-# child of a locked parent (prio) is locked in both modes. The parameter is
-# read-only once loaded (mode 0444: a write fails, even as root, and
-# changes nothing), and modinfo describes it. The default is the measured
-# one (PFB_LOCKLESS_DFL, Documentation/benchmark.rst "The lockless
-# default"): locked from 6.19, where the core has the defer list, lockless
-# before.
+# without the parameter, the default modinfo states. A child of a locked
+# parent (prio) is locked in both modes. The parameter is read-only once
+# loaded (mode 0444: a write fails, even as root, and changes nothing),
+# and modinfo describes it. The default is the measured one
+# (Documentation/benchmark.rst "The lockless default"): lockless on every
+# kernel, also where the core has the defer list (6.19+).
 #
 # And the locked mode moves packets right as a root qdisc (the code that
 # runs under a locked parent, here without one; from 6.19 fed by the
@@ -81,14 +80,9 @@ lsmod | grep -q '^sch_pfifo_bulk ' && must rmmod sch_pfifo_bulk
 desc=$(modinfo -F parm "$(module_file sch_pfifo_bulk)" | grep '^lockless:')
 echo "# modinfo: $desc"
 check "modinfo describes lockless (both values, read at load, the default)" \
-	eval "grep -qE '^lockless:1: .*; 0: locked.* Read at load only \\(default [01] on this kernel\\) \\(bool\\)\$' <<< \"\$desc\""
-dfl=$(sed -n 's/.*(default \([01]\) on this kernel).*/\1/p' <<< "$desc")
-# by the release: the module tells the defer-list core by a flag of the same
-# release (a kernel with the defer list backported before 6.19 would fail
-# here, and would want its own line in PFB_LOCKLESS_DFL's comment)
-read -r kmaj kmin < <(uname -r | sed -n 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
-check_eq "the default on $(uname -r): 0 (locked) from 6.19, 1 (lockless) before" "$dfl" \
-	"$([ $((kmaj * 1000 + kmin)) -ge 6019 ] && echo 0 || echo 1)"
+	eval "grep -qE '^lockless:1: .*; 0: locked.* Read at load only \\(default [01]\\) \\(bool\\)\$' <<< \"\$desc\""
+dfl=$(sed -n 's/.*(default \([01]\)).*/\1/p' <<< "$desc")
+check_eq "the default on $(uname -r): 1 (lockless), as on every kernel" "$dfl" 1
 
 PFB_LOCKLESS="" load_module sch_pfifo_bulk
 check_eq "loaded without the parameter: the stated default" "$(cat $param)" \

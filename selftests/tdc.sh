@@ -5,9 +5,9 @@
 # running kernel's own source (extracted by scripts/setup.sh), with the tc
 # plugin of this checkout passed through tdc's environment config. Every
 # case must pass. The cases take a root pfifo_bulk in either mode, since
-# the default differs by kernel (locked from 6.19) and tc-testing runs them
-# with the module's default; the copy run here wants the mode the module
-# was loaded in (PFB_LOCKLESS, or the default).
+# tc-testing runs them with the module's default (lockless) and make check
+# runs the newest kernel in both; the copy run here wants the mode the
+# module was loaded in (PFB_LOCKLESS, or the default).
 
 . "$(dirname "$0")/lib.sh"
 require_root

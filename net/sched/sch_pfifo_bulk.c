@@ -75,7 +75,7 @@
  * children is the better setup.
  *
  * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast, when loaded with
- * lockless=1 (the default before 6.19; locked mode below): the core takes
+ * lockless=1 (the default; locked mode below): the core takes
  * no root lock around ->enqueue or ->dequeue. Enqueue takes no lock at
  * all: a slot below the limit is claimed with one cmpxchg on a counter,
  * the packet goes onto a lock-free list (llist) with another, and the
@@ -107,8 +107,7 @@
  * to sch_api.c. A per-instance option would write sch->flags outside the
  * core and keep per-CPU statistics on a locked qdisc, a combination no
  * in-tree qdisc has; with the parameter every instance is one the core
- * itself makes. The default per kernel is PFB_LOCKLESS_DFL: locked from
- * 6.19, lockless before.
+ * itself makes. The default is lockless on every kernel (pfb_lockless).
  *
  * Bypass. Like pfifo_fast, the qdisc sets TCQ_F_CAN_BYPASS: a packet that
  * finds the qdisc idle and empty goes straight to the driver, without
@@ -203,31 +202,20 @@ MODULE_INFO(test_race_delay_us, __stringify(PFB_TEST_RACE_DELAY_US));
 #define PFB_BQL_IDLE_PKTS	256	/* sent without num_queued moving: no BQL */
 #define PFB_HIST_BUCKETS	TCA_PFIFO_BULK_HIST_MAX	/* 1, 2, 3-4, ..., 65+ */
 
-/* The default of the lockless parameter, per kernel, chosen by counting
- * spin-lock calls per sent packet (all six lock functions together;
- * Documentation/benchmark.rst, "The lockless default": pktgen 64 B on 2
- * interleaved vCPUs). Where the core has the defer list (6.19+, see the
- * top of the file), locked, the mode that never made more than pfifo: on
- * 7.3.4, refnic CPU-bound, locked 3.2-3.3, pfifo 3.2-3.5 and lockless
- * 4.4 (the core's failed trylocks of the run lock in __dev_xmit_skb(), 3
- * per packet, as for pfifo_fast); on virtio_net and e1000e, where most
- * packets find the queue empty, lockless 2.6-2.7 against 3.2-3.5. Older
- * cores, lockless: on 6.12, refnic CPU-bound, lockless 4.3-4.4, locked
- * 4.3-4.6, pfifo 4.5. The defer-list core is told by TCQ_F_DEQUEUE_DROPS,
- * which came in the same release and, unlike the defer list, the
- * preprocessor can see (checkpatch refuses LINUX_VERSION_CODE).
+/* Lockless by default, also where the core has the defer list (6.19+):
+ * chosen by packets per second, not by spin-lock calls. On 7.3.4, pktgen
+ * 64 B on every CPU (Documentation/benchmark.rst, "The lockless
+ * default"), lockless sent 1.23x the locked mode's packets with 4
+ * parallel vCPUs on refnic CPU-bound, 1.11x on an e1000e with 2
+ * interleaved ones, and as many in the other two cells, although it makes
+ * 1.3x the locked mode's spin-lock calls on refnic (the core's failed
+ * trylocks of the run lock in __dev_xmit_skb(), as for pfifo_fast). The
+ * defer list may rank them otherwise on many cores; lockless=0 picks it.
  */
-#ifdef TCQ_F_DEQUEUE_DROPS
-#define PFB_LOCKLESS_DFL	0	/* the core has the defer list */
-#else
-#define PFB_LOCKLESS_DFL	1
-#endif
-
-static bool pfb_lockless = PFB_LOCKLESS_DFL;
+static bool pfb_lockless = true;
 module_param_named(lockless, pfb_lockless, bool, 0444);
 MODULE_PARM_DESC(lockless,
-		 "1: every pfifo_bulk is lockless (TCQ_F_NOLOCK, per-CPU statistics) as root or default qdisc, like pfifo_fast; 0: locked, like pfifo (the root lock, and the core's defer list since 6.19). Read at load only (default "
-		 __stringify(PFB_LOCKLESS_DFL) " on this kernel)");
+		 "1: every pfifo_bulk is lockless (TCQ_F_NOLOCK, per-CPU statistics) as root or default qdisc, like pfifo_fast; 0: locked, like pfifo (the root lock, and the core's defer list since 6.19). Read at load only (default 1)");
 
 /* Why a held batch was let go. */
 enum pfb_release {

@@ -65,7 +65,7 @@ CONFIGS = {
     # the checkout's pfifo_bulk loaded with lockless=0 (locked, like pfifo;
     # from 6.19 fed by the core's defer list) and with lockless=1 (like
     # pfifo_fast); every other pfifo_bulk configuration runs the module's
-    # default mode (locked from 6.19, lockless before: PFB_LOCKLESS_DFL)
+    # default mode (lockless)
     "pfifo_bulk_locked": "pfifo_bulk",
     "pfifo_bulk_lockless": "pfifo_bulk",
     "pfifo": "pfifo",
