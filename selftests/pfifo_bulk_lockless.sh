@@ -15,9 +15,9 @@
 # And the locked mode moves packets right as a root qdisc (the code that
 # runs under a locked parent, here without one; from 6.19 fed by the
 # core's defer list): two numbered flows per CPU from pktgen threads on
-# every CPU through a refnic pair whose ring of 16 stops the queue
-# mid-batch (so batches are cut and requeued), then on an unlimited line
-# (packets that find the queue empty bypass it between bursts that queue):
+# every CPU through a refnic pair whose ring of 16 stops the queue, at
+# 2 Mb/s, then on an unlimited line (packets that find the queue empty
+# bypass it between bursts that queue; the ring cuts batches, requeued):
 # every flow arrives complete and in order, and the backlog drains to 0
 # with every packet offered sent and none dropped, read without touching
 # the qdisc while frames may wait (no stranded packet). The limit holds the
@@ -143,12 +143,17 @@ flood() {
 }
 
 flood "locked root, 2 Mb/s, ring stops" 2
-check_cmp "locked root, 2 Mb/s: batches were cut and requeued" "$(jq .requeues <<< "$x")" ">" 0
 check_cmp "locked root, 2 Mb/s: batches of more than one" \
 	"$(jq .xstats.batch_pkts <<< "$x")" ">" "$(jq .xstats.batches <<< "$x")"
 flood "locked root, unlimited line" 0
 check_cmp "locked root, unlimited line: packets bypassed the queue" "$(jq .xstats.bypassed <<< "$x")" ">" 0
 check_cmp "locked root, unlimited line: packets queued in batches" "$(jq .xstats.batches <<< "$x")" ">" 0
+# Requeues are asserted here, not at 2 Mb/s: there BQL stops the queue
+# before the ring fills, so a batch is cut by the ring 0 or 1 times a run
+# (both seen); here the line drains the ring as fast as the senders fill
+# it, and runs cut batches hundreds of times (326-707 seen).
+check_cmp "locked root, unlimited line: batches were cut and requeued" \
+	"$(jq .requeues <<< "$x")" ">" 0
 must tc qdisc del dev $dev root
 must ip link del $dev
 
