@@ -75,8 +75,8 @@
  * children is the better setup.
  *
  * Lockless. The qdisc is TCQ_F_NOLOCK, like pfifo_fast, when loaded with
- * lockless=1 (the default; locked mode below): the core takes
- * no root lock around ->enqueue or ->dequeue. Enqueue takes no lock at
+ * lockless=1 (the default; locked mode below): the core takes no root
+ * lock around ->enqueue or ->dequeue. Enqueue takes no lock at
  * all: a slot below the limit is claimed with one cmpxchg on a counter,
  * the packet goes onto a lock-free list (llist) with another, and the
  * order of successful llist_add()s is the FIFO order. There is one
@@ -203,19 +203,21 @@ MODULE_INFO(test_race_delay_us, __stringify(PFB_TEST_RACE_DELAY_US));
 #define PFB_HIST_BUCKETS	TCA_PFIFO_BULK_HIST_MAX	/* 1, 2, 3-4, ..., 65+ */
 
 /* Lockless by default, also where the core has the defer list (6.19+):
- * chosen by packets per second, not by spin-lock calls. On 7.3.4, pktgen
- * 64 B on every CPU (Documentation/benchmark.rst, "The lockless
- * default"), lockless sent 1.23x the locked mode's packets with 4
- * parallel vCPUs on refnic CPU-bound, 1.11x on an e1000e with 2
- * interleaved ones, and as many in the other two cells, although it makes
- * 1.3x the locked mode's spin-lock calls on refnic (the core's failed
+ * chosen by packets per second, which a lockless root matched or
+ * exceeded against a locked one on 7.3 in QEMU guests, with senders
+ * taking turns and with senders in parallel, although it makes more
+ * spin-lock calls where few packets bypass the queue (the core's failed
  * trylocks of the run lock in __dev_xmit_skb(), as for pfifo_fast). The
- * defer list may rank them otherwise on many cores; lockless=0 picks it.
+ * defer list may rank them otherwise on many cores; lockless=0 selects
+ * the locked mode.
  */
-static bool pfb_lockless = true;
+#define PFB_LOCKLESS_DEFAULT	1
+
+static bool pfb_lockless = PFB_LOCKLESS_DEFAULT;
 module_param_named(lockless, pfb_lockless, bool, 0444);
 MODULE_PARM_DESC(lockless,
-		 "1: every pfifo_bulk is lockless (TCQ_F_NOLOCK, per-CPU statistics) as root or default qdisc, like pfifo_fast; 0: locked, like pfifo (the root lock, and the core's defer list since 6.19). Read at load only (default 1)");
+		 "1: every pfifo_bulk is lockless (TCQ_F_NOLOCK, per-CPU statistics) as root or default qdisc, like pfifo_fast; 0: locked, like pfifo (the root lock, and the core's defer list since 6.19). Read at load only (default "
+		 __stringify(PFB_LOCKLESS_DEFAULT) ")");
 
 /* Why a held batch was let go. */
 enum pfb_release {
