@@ -3,9 +3,10 @@
 #
 # The main job (make demo): build for the default kernel and, in the VM,
 # show what pfifo_bulk does with a short version of the benchmark:
-# pfifo_bulk against pfifo and pfifo_fast under pktgen 64 B, on refnic
-# CPU-bound (unlimited line, a doorbell that costs) and on a real driver
-# (e1000e, through a backend that reaches no network), in both regimes:
+# pfifo_bulk against pfifo, pfifo_fast, fq_codel and fq under pktgen 64 B,
+# on refnic CPU-bound (unlimited line, a doorbell that costs) and on a real
+# driver (e1000e, through a backend that reaches no network), in both
+# regimes:
 #  - interleaved vCPUs (single-threaded TCG): spin-lock counts (kprobes),
 #    batches (tracepoint and xstats), pps, CPU, perf diff;
 #  - parallel vCPUs (multi-threaded TCG, 4 vCPUs): pps, CPU and batches

@@ -74,8 +74,8 @@ def parse_args():
                     help="pfifo_bulk with and without a 'tc -s qdisc show' loop (and the "
                     "loop on an idle pfifo_bulk), pktgen 64 B")
     ap.add_argument("--demo", action="store_true",
-                    help="short run: pfifo_bulk, pfifo, pfifo_fast under pktgen 64 B on "
-                    "refnic CPU-bound (and the NIC with -d), n=3 x 2 s, perf on refnic")
+                    help="short run: pfifo_bulk, pfifo, pfifo_fast, fq_codel, fq under pktgen "
+                    "64 B on refnic CPU-bound (and the NIC with -d), n=3 x 2 s, perf on refnic")
     cost_args(ap)
     ap.add_argument("--headline", nargs="+", metavar="DIR",
                     help="no run: merge the results.json of DIRs into the headline table "
@@ -173,7 +173,7 @@ def apply_presets(args):
         args.reps, args.seconds = 3, 2
         args.scenarios = "cpu-bound" + (",nic" if args.dev else "")
         args.loads = "pktgen64"
-        args.configs = args.configs or "pfifo_bulk,pfifo,pfifo_fast"
+        args.configs = args.configs or "pfifo_bulk,pfifo,pfifo_fast,fq_codel,fq"
         args.perf_seconds = args.perf_seconds or 2
     if args.cost:
         args.scenarios = args.scenarios or "cpu-bound"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plots (gnuplot) of a run, and the headline: several runs merged into one
-table of pfifo_bulk against pfifo and pfifo_fast, and its plot."""
+table of pfifo_bulk against the stock qdiscs, and its plot."""
 
 import json
 import os
