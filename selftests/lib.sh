@@ -165,11 +165,12 @@ load_module() {
 		modprobe "$name" $modargs 2>/dev/null || { echo "SKIP: module $name not available"; exit $ksft_skip; }
 	fi
 	defer "rmmod $name"
-	# locked, a root pfifo_bulk is a locked root qdisc: its senders use
-	# the 6.19 defer list, and the tests' balances need its drops off
-	if [ "$name" = sch_pfifo_bulk ] && [ "$(qdisc_lockless)" = false ]; then
-		no_burst_drops
-	fi
+	# the tests balance what they offered against a qdisc's counters, and
+	# many root a locked qdisc (pfifo on refnic, pfifo_bulk with
+	# lockless=0), whose senders use the 6.19 defer list: its drops off
+	# (on a KASAN guest with 4 vCPUs, refnic_fault's pfifo lost 499 of
+	# 4000 frames there)
+	no_burst_drops
 }
 
 # load_qdisc_lockless 0|1: sch_pfifo_bulk in that mode whatever PFB_LOCKLESS
