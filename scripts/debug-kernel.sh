@@ -122,21 +122,10 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-todo=()
-for f in "${flavours[@]}"; do
-	if [ -f "$(result "$f")/.done" ]; then
-		log "[$f] cached: $(result "$f") ($(cat "$(result "$f")/.done"))"
-	else
-		todo+=("$f")
-	fi
-done
-if [ ${#todo[@]} -eq 0 ]; then
-	for f in "${flavours[@]}"; do result "$f"; done
-	exit 0
-fi
-
 # --- the source tree: unpacked once, the series swapped in place ---------------
 # Only the files the series touches change, so the object trees stay valid.
+# Swapped also when every kernel is cached: a change to the tests' patch
+# alone must reach the tree that check-intree runs them from (--src).
 src=$dk/src-$srcver
 applied=$src/.pfb-series
 unpack() {
@@ -170,6 +159,19 @@ else
 	mkdir -p "$applied"
 	cp "$series"/0*.patch "$series/series" "$series/series.sha" "$applied/"
 	sed -i '/cover-letter/d' "$applied/series"
+fi
+
+todo=()
+for f in "${flavours[@]}"; do
+	if [ -f "$(result "$f")/.done" ]; then
+		log "[$f] cached: $(result "$f") ($(cat "$(result "$f")/.done"))"
+	else
+		todo+=("$f")
+	fi
+done
+if [ ${#todo[@]} -eq 0 ]; then
+	for f in "${flavours[@]}"; do result "$f"; done
+	exit 0
 fi
 
 # --- per flavour: config, build, install ---------------------------------------------

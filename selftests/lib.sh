@@ -12,6 +12,15 @@ PFB_TOP=${PFB_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # patched with "make kernel-patch". There PFB_TOP must name a pfifo_bulk
 # tree for its userspace (the tc and ip plugins, bulkctl).
 PFB_TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The C helpers (TEST_GEN_PROGS): beside the scripts, or where kselftest
+# built them. "make -C tools/testing/selftests O=DIR run_tests" builds them
+# in DIR/kselftest/net/pfifo_bulk and runs the scripts from the source
+# tree; OUTPUT, set on lib.mk's command line, names that directory in the
+# tests' environment.
+PFB_BINDIR=$PFB_TESTDIR
+if [ -n "${OUTPUT:-}" ] && [ -x "$OUTPUT/nl_fuzz" ]; then
+	PFB_BINDIR=$OUTPUT
+fi
 pfb_failed=0
 pfb_checks=0
 

@@ -21,7 +21,7 @@
 . "$(dirname "$0")/lib_refnic.sh"
 require_root
 require_cmd tc jq ethtool python3
-fuzz=$PFB_TESTDIR/nl_fuzz
+fuzz=$PFB_BINDIR/nl_fuzz
 [ -x "$fuzz" ] || setup_failed "nl_fuzz not built (make -C selftests)"
 load_module sch_pfifo_bulk
 load_module refnic

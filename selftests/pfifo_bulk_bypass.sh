@@ -21,7 +21,7 @@
 . "$(dirname "$0")/lib_refnic.sh"
 require_root
 require_cmd tc jq python3 ethtool taskset
-[ -x "$PFB_TESTDIR/pfb_bursts" ] || setup_failed "selftests/pfb_bursts not built (make -C selftests)"
+[ -x "$PFB_BINDIR/pfb_bursts" ] || setup_failed "selftests/pfb_bursts not built (make -C selftests)"
 load_module sch_pfifo_bulk
 load_module refnic
 
@@ -113,10 +113,10 @@ must $PFB_NL change $rdev -H 1: mode bql bulk_pkts 2
 rounds=15 done=0 cut=0 lone=0
 for ((r = 0; r < rounds; r++)); do
 	e0=$(qdisc_stat $rdev end_pkts)
-	taskset -c 0 "$PFB_TESTDIR/pfb_bursts" $rdev 1 24 10 > /dev/null || break
+	taskset -c 0 "$PFB_BINDIR/pfb_bursts" $rdev 1 24 10 > /dev/null || break
 	b0=$(qdisc_stat $rdev bypassed)
 	[ "$(qdisc_stat $rdev end_pkts)" -gt "$e0" ] && cut=$((cut + 1))
-	taskset -c 0 "$PFB_TESTDIR/pfb_bursts" $rdev 1 1 10 > /dev/null || break
+	taskset -c 0 "$PFB_BINDIR/pfb_bursts" $rdev 1 1 10 > /dev/null || break
 	[ $(($(qdisc_stat $rdev bypassed) - b0)) -eq 1 ] && lone=$((lone + 1))
 	done=$((done + 1))
 done

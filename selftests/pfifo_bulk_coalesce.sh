@@ -207,7 +207,7 @@ tc qdisc del dev $dev root
 # window and sends every packet at once. pfifo_bulk on both ends.
 rr_us=50
 if check "rr: refnic pair" refnic_pair pfbrr0 pfbrr1 pfbrrns; then
-	load=$PFB_TESTDIR/pfb_load
+	load=$PFB_BINDIR/pfb_load
 	rr_run() { # COALESCE_USECS: p50 and p99 in $rr_p50 $rr_p99
 		local side
 		for side in "" "ip netns exec pfbrrns"; do
@@ -268,7 +268,7 @@ hold() {
 	tc qdisc add dev $dev root handle 1: pfifo_bulk coalesce_usecs $(($1 * 1000000)) \
 		coalesce_pkts 1000 limit 1000 || return 1
 	tx0=$(link_stat $dev tx_packets)
-	"$PFB_TESTDIR/pfb_load" stream -d 198.51.100.2 -p 9 -s 18 -n $n > /dev/null || return 1
+	"$PFB_BINDIR/pfb_load" stream -d 198.51.100.2 -p 9 -s 18 -n $n > /dev/null || return 1
 	read -r packets drops qlen <<< "$(qdisc_counts $dev)"
 	[ "$packets $drops $qlen" = "1 0 $((n - 1))" ] ||
 		{ echo "# hold: sent, dropped, queued: $packets $drops $qlen"; return 1; }

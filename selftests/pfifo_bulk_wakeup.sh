@@ -24,7 +24,7 @@
 . "$(dirname "$0")/lib_trace.sh"
 require_root
 require_cmd jq python3
-[ -x "$PFB_TESTDIR/pfb_bursts" ] || setup_failed "selftests/pfb_bursts not built (make -C selftests)"
+[ -x "$PFB_BINDIR/pfb_bursts" ] || setup_failed "selftests/pfb_bursts not built (make -C selftests)"
 
 ko=${PFB_RACE_KO:-}
 if [ -z "$ko" ] && [ -n "${PFB_MODULES_DIR:-}" ]; then
@@ -62,7 +62,7 @@ check_eq "root pfifo_bulk: lockless" \
 # milliseconds when nothing is stuck; 10 s covers a guest descheduled by
 # a loaded host many times over, and a lost frame never leaves.
 rounds=400 burst=8
-out=$("$PFB_TESTDIR/pfb_bursts" $dev $rounds $burst 10)
+out=$("$PFB_BINDIR/pfb_bursts" $dev $rounds $burst 10)
 rc=$?
 echo "# $ko (delay ${delay} us): $out"
 read -r _ done _ _ _ offered _ left _ refused _ stuck _ cpus <<< "${out//,/}"

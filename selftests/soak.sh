@@ -51,8 +51,8 @@
 require_root
 require_cmd tc jq ethtool python3 setpriv
 [ -r /proc/slabinfo ] || { echo "SKIP: no /proc/slabinfo"; exit $ksft_skip; }
-fuzz=$PFB_TESTDIR/nl_fuzz
-pfbload=$PFB_TESTDIR/pfb_load
+fuzz=$PFB_BINDIR/nl_fuzz
+pfbload=$PFB_BINDIR/pfb_load
 [ -x "$fuzz" ] && [ -x "$pfbload" ] || setup_failed "nl_fuzz/pfb_load not built (make -C selftests)"
 
 secs=${PFB_SOAK_SECS:-10}
