@@ -35,4 +35,24 @@ sed -i 's/X \[/9 [/' "$tmp/README.rst"
 check "the copy differs from the README" pfb_fails cmp -s "$PFB_TOP/README.rst" "$tmp/README.rst"
 check_fails "a hand-edited figure fails the check" "$figures" --check "$tmp/README.rst"
 
+# The cost table: a ratio whose interval is wider than ±2 % prints as not
+# resolved, never as a number; one within it prints as the ratio.
+python3 - "$tmp/cost.json" <<'PY'
+import json, sys
+ratio = {"parts": [{"kind": "ratio"}]}
+cols = [{"header": h, "kind": "text"} for h in ("scenario, load", "qdisc", "best peer")]
+cols += [dict(ratio, header=h) for h in ("pps vs best", "locks vs best")]
+json.dump({"about": "canned", "runs": {"cost-canned": {
+    "kernel": "7.3.4+deb13-amd64", "date": "2026-12-04", "host": "canned",
+    "command": "canned", "provenance": "canned", "cost": True, "columns": cols,
+    "rows": [["cpu-bound, pktgen64", "pfifo_bulk", "pfifo_fast",
+              [1.0, 0.999, 1.001], [1.0, 0.95, 1.05]],
+             ["cpu-bound, pktgen64", "pfifo", "-", None, None]]}}}, open(sys.argv[1], "w"))
+PY
+printf '.. begin figures cost-headline\n.. end figures cost-headline\n' > "$tmp/cost.rst"
+"$figures" --json "$tmp/cost.json" "$tmp/cost.rst" > /dev/null
+check_eq "cost table: a ±5 % interval is not resolved, a ±0.1 % one is a ratio" \
+	"$(grep '^7.3 ' "$tmp/cost.rst" | sed 's/  */ /g')" \
+	"7.3 cpu-bound, pktgen64 pfifo_fast 1.000 [0.999, 1.001] not resolved (±5.0 %)"
+
 pfb_exit
