@@ -9,9 +9,10 @@
 # pktgen load (one thread per CPU) runs: the backlog still drains to 0
 # (no stall) and offered == sent + dropped + backlog. (3) As root of a
 # refnic at 1 Mb/s, where the enqueue (lockless, or locked with
-# lockless=0) fills the queue from every CPU: the queue never holds more than the limit, a smaller limit trims
-# it at once (late senders can add one packet per CPU), and the
-# accounting closes. Waits watch pktgen's counts and the device's
+# lockless=0) fills the queue from every CPU: the queue never holds more
+# than the limit (but for what the core's count adds: below), a
+# smaller limit trims it at once (late senders can add one packet per
+# CPU), and the accounting closes. Waits watch pktgen's counts and the device's
 # tx_packets, never the qdisc (a dump can reschedule it and so hide a
 # stall). Runs with senders on 4 CPUs in make check's parallel guest.
 
@@ -92,7 +93,19 @@ defer "ip link del $rdev"
 sysctl -qw net.ipv6.conf.$rdev.disable_ipv6=1
 ip link set $rdev up || setup_failed "refnic up"
 check "line rate 1 Mb/s" ethtool -s $rdev speed 1 &&
-check "root pfifo_bulk limit 50" $PFB_NL add $rdev -H 1: limit 50 || pfb_exit
+# The limit bounds what the qdisc admits; tc's queue length is the core's
+# count (qdisc_qlen_sum()) and adds to it (seen on 6.12 with 4 CPUs beside
+# other guests: 51 with limit 50, batches of up to 9 on this NOBQL path):
+#  - a batch the core dequeued and found the device stopped for goes back
+#    on its requeue list (dev_requeue_skb), "still part of the queue":
+#    with batches of one (bulk_pkts 1), one packet, not 9;
+#  - the lockless qdisc's length is summed over per-CPU counters while
+#    CPUs change them: a dequeue read before and the enqueue it made room
+#    for read after count one more. The line frees about 1,500 places a
+#    second, so two of those within one dump's sum are not expected.
+# Hence limit + 2; a lockless admission that let CPUs past the limit
+# together can still show (4 CPUs at once: + 3).
+check "root pfifo_bulk limit 50" $PFB_NL add $rdev -H 1: limit 50 bulk_pkts 1 || pfb_exit
 pktgen_clear
 pktgen_setup $rdev 02:00:00:00:00:01 $((12000 / $(nproc)))
 pktgen_run &
@@ -111,10 +124,10 @@ for _ in $(seq 100); do
 	[ "$looks" -ge 3 ] && break
 done
 check_cmp "queue filled under load" "$qmax" ">" 0
-check_cmp "queue never above the limit" "$qmax" "<=" 50
+check_cmp "queue never above the limit (+1 requeued, +1 summed in flight)" "$qmax" "<=" 52
 check "change limit to 10 under load" $PFB_NL change $rdev limit 10
 read -r _ _ ql < <(qdisc_counts $rdev)
-check_cmp "trimmed to the new limit (+1 per CPU)" "$ql" "<=" $((10 + $(nproc)))
+check_cmp "trimmed to the new limit (+1 per CPU, +2 as above)" "$ql" "<=" $((10 + $(nproc) + 2))
 # the rest of the load at full speed
 ethtool -s $rdev speed 0
 wait $pg
