@@ -255,6 +255,69 @@ nap() {
 	return 0
 }
 
+# --- pktgen's control files -----------------------------------------------------
+# pktgen's threads act on a request when they next run, and its control
+# files assume that happens within 125 ms. On a loaded host it may not:
+# "start" returns before a thread took it, and the thread starts its
+# devices later, under whatever the test does next; "reset" and
+# "rem_device_all" remove devices later, the next setup's among them (seen
+# in make check beside other guests: a flow's device gone before its
+# options were written, and "pktgen: WARNING: trying to remove a running
+# interface", which fails the kernel log check). Wait for what was asked.
+
+# pktgen_remove_all: remove every pktgen device, and wait (at most 20 s
+# each) until the threads have. A device still running is stopped first
+# (removed running, it is a kernel warning); then only the threads that
+# have devices are asked, once each: "reset" asks every thread, and one
+# with no device yet may take it after the next setup's add_device.
+# (Start requests never linger: pktgen_run and refnic_pktgen wait until
+# the threads took theirs: pktgen_ran.)
+pktgen_remove_all() {
+	local pg=/proc/net/pktgen t i
+	[ -d $pg ] || return 0
+	if grep -qsE '^Running: +[^ ]' $pg/kpktgend_*; then
+		echo stop > $pg/pgctrl
+		for ((i = 0; i < 200; i++)); do
+			grep -qsE '^Running: +[^ ]' $pg/kpktgend_* || break
+			sleep 0.1
+		done
+	fi
+	for t in $pg/kpktgend_*; do
+		grep -qsE '^(Running|Stopped): +[^ ]' "$t" && echo rem_device_all > "$t"
+	done
+	for ((i = 0; i < 200; i++)); do
+		grep -qsE '^(Running|Stopped): +[^ ]' $pg/kpktgend_* || return 0
+		sleep 0.1
+	done
+	echo "# pktgen: devices still there 20 s after rem_device_all" >&2
+	return 1
+}
+
+# pktgen_ran: after "start" returned, wait (at most 60 s) until every pktgen
+# device has run and stopped. A device's "Result:" says "Starting" while it
+# runs, then what the run did ("OK: N(cN+dN) usec, ..."), or why it could
+# not start ("Error starting"); before, the answer to the last option
+# written ("OK: count=...") or "Idle".
+# Builtins only (nap): a test that counts spin locks may be counting.
+pktgen_ran() {
+	local i f l r done ran='^Result: (OK: [0-9]+\(c|Error)'
+	for ((i = 0; i < 600; i++)); do
+		done=1
+		for f in /proc/net/pktgen/*@*; do
+			[ -e "$f" ] || continue
+			r=
+			while read -r l; do
+				[[ $l == Result:* ]] && r=$l
+			done < "$f" 2>/dev/null
+			[[ $r =~ $ran ]] || { done=; break; }
+		done
+		[ -n "$done" ] && return 0
+		nap 0.1
+	done
+	echo "# pktgen: a device had not run and stopped 60 s after its start" >&2
+	return 1
+}
+
 # --- checks ------------------------------------------------------------------
 # pfb_not_ok WHAT: check number $pfb_checks failed; returns 1. Inside
 # xfail_on_slow on a slow machine the failure is expected: reported as

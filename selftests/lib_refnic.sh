@@ -154,9 +154,8 @@ refnic_pktgen() {
 	local pg=/proc/net/pktgen cpu d
 
 	[ -d $pg ] || modprobe pktgen || return 1
-	echo reset > $pg/pgctrl
+	pktgen_remove_all
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
-		echo rem_device_all > $pg/kpktgend_$cpu
 		[ "$cpu" -lt "${REFNIC_PKTGEN_CPUS:-$(nproc)}" ] || continue
 		echo "add_device $dev@$cpu" > $pg/kpktgend_$cpu
 		d=$pg/$dev@$cpu
@@ -174,6 +173,7 @@ refnic_pktgen() {
 		[ "$burst" -gt 1 ] && echo "burst $burst" > "$d"
 	done
 	echo start > $pg/pgctrl
+	pktgen_ran
 }
 
 refnic_pktgen_stop() {

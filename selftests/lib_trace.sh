@@ -188,9 +188,8 @@ pktgen_flows() {
 	local sizes=("$@")
 	modprobe pktgen || { echo "SKIP: no pktgen"; exit $ksft_skip; }
 	defer pktgen_clear
-	pg_set pgctrl reset
+	pktgen_remove_all
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
-		pg_set "kpktgend_$cpu" rem_device_all
 		for ((i = 0; i < per; i++, k++)); do
 			pd=$dev@$k
 			pg_set "kpktgend_$cpu" "add_device $pd"
@@ -237,6 +236,7 @@ seqcheck_end() {
 # (a process substitution that just ended, say) cuts the load short.
 pktgen_run() {
 	(pg_set pgctrl start)
+	pktgen_ran
 }
 # pktgen_offered DEV: packets handed to dev_queue_xmit (sent + errors).
 pktgen_offered() {
@@ -260,7 +260,7 @@ pktgen_sent() {
 	done
 }
 pktgen_clear() {
-	echo reset > "$PG/pgctrl" 2>/dev/null
+	pktgen_remove_all
 }
 
 # pfb_stat DEV KEY: a counter of the root qdisc from pfb_nl.py (packets,

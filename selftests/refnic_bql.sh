@@ -19,7 +19,7 @@ require_root
 require_cmd ethtool tc
 load_module refnic
 defer refnic_pktgen_stop
-defer "echo reset > /proc/net/pktgen/pgctrl"
+defer pktgen_remove_all
 
 dev=rfbq0
 err=/tmp/refnic_bql.err

@@ -15,7 +15,7 @@ require_root
 require_cmd ethtool tc jq
 load_module refnic
 defer refnic_pktgen_stop
-defer "echo reset > /proc/net/pktgen/pgctrl"
+defer pktgen_remove_all
 
 dev=rfdb0
 check "stand-alone refnic added" ip link add $dev type refnic

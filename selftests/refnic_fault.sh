@@ -22,7 +22,7 @@ require_root
 require_cmd ethtool tc jq python3
 modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
 defer refnic_pktgen_stop
-defer "echo reset > /proc/net/pktgen/pgctrl"
+defer pktgen_remove_all
 load_module refnic
 
 a=rffa0

@@ -15,7 +15,7 @@ require_root
 require_cmd ethtool
 modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
 defer refnic_pktgen_stop
-defer "echo reset > /proc/net/pktgen/pgctrl"
+defer pktgen_remove_all
 load_module refnic
 
 dev=rfln0
