@@ -300,18 +300,18 @@ pktgen_remove_all() {
 # written ("OK: count=...") or "Idle".
 # Builtins only (nap): a test that counts spin locks may be counting.
 pktgen_ran() {
-	local i f l r done ran='^Result: (OK: [0-9]+\(c|Error)'
+	local i f l r all ran='^Result: (OK: [0-9]+\(c|Error)'
 	for ((i = 0; i < 600; i++)); do
-		done=1
+		all=1
 		for f in /proc/net/pktgen/*@*; do
 			[ -e "$f" ] || continue
 			r=
 			while read -r l; do
 				[[ $l == Result:* ]] && r=$l
 			done < "$f" 2>/dev/null
-			[[ $r =~ $ran ]] || { done=; break; }
+			[[ $r =~ $ran ]] || { all=; break; }
 		done
-		[ -n "$done" ] && return 0
+		[ -n "$all" ] && return 0
 		nap 0.1
 	done
 	echo "# pktgen: a device had not run and stopped 60 s after its start" >&2
