@@ -12,6 +12,13 @@ name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$top/dkms.conf")
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 src=/usr/src/$name-$ver
 
+# DKMS keeps one source tree and one build per name and version for the
+# whole system (here: the host, or the trixie root): two checkouts' runs
+# side by side removed each other's ("Directory: /usr/src/pfifo-bulk-0.1.0
+# does not exist"). One at a time; the lock goes with the process.
+exec 9> "/run/lock/$name-dkms.lock"
+flock 9
+
 # DKMS builds from /usr/src/NAME-VERSION: copy the kernel parts there.
 register() {
 	dkms remove -m "$name" -v "$ver" --all >/dev/null 2>&1 || true
