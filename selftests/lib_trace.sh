@@ -212,8 +212,8 @@ pktgen_flows() {
 # (pfb_seqcheck.py) in the background, its report in OUT when it ends, 2 s
 # after the last frame; returns once it listens, or fails after 10 s.
 # (python3 starts in about a second on TCG, two at half speed. The 2 s of
-# silence that end it come after the load is over: a pause of the guest
-# stops the senders with it, so a slow guest cannot end it early.)
+# silence that end it are 20 looks of its own, so a pause of the guest,
+# after which its clock has jumped, cannot end it early.)
 seqcheck_start() {
 	rm -f "$2" "$2.ready"
 	python3 "$PFB_TESTDIR/pfb_seqcheck.py" "$1" 2 > "$2" 2> "$2.ready" &
