@@ -639,8 +639,11 @@ round_oversub() {
 	check_eq "$r: the numbered stream and the floods ran to their end" "$rc $bad" "0 0"
 	# The stream (nice 10, one CPU) finds room in the queue only between
 	# pktgen's packets: 15 % of it arrived on a stock kernel, 0.1 to 15 %
-	# on the KASAN kernel, where round 1's pktgen flows prove the order.
-	xfail_on_slow check_cmp "$r: sink received the numbered stream" "$n_rcv" ">" 200
+	# on the KASAN kernel, where round 1's pktgen flows prove the order;
+	# 0.35 % (135 of 38,386) on 6.1 beside another make check's guests.
+	# A share, not a count: a guest its host slows sends less as well.
+	xfail_on_slow check_cmp "$r: sink received a thousandth of the numbered stream or more" \
+		"$((n_rcv * 1000))" ">=" "$(jq .sent $os.stream)"
 	check_eq "$r: nothing reordered or duplicated" "$n_reord $n_dup" "0 0"
 	check_cmp "$r: floods from skf1 arrived" "$rcv1" ">" 0
 	check_cmp "$r: floods from skf2 arrived" "$rcv2" ">" 0
