@@ -18,6 +18,32 @@ from .probes import (busy_jiffies, ethtool_stats, figures, link_stat, pace_delay
                      pktgen_threads, qdisc_stats, schedstat)
 
 
+def pktgen_remove_all(secs=20):
+    """Every pktgen device stopped and removed, no removal left pending
+    (selftests/lib.sh: pktgen_remove_all). Not "reset": it flags every
+    thread and waits 125 ms, and a thread that takes its flag later
+    removes the devices added after it. Only the threads that have devices
+    are asked here, and each is waited for until it has none."""
+    threads = glob.glob("%s/kpktgend_*" % PKTGEN)
+
+    def having(state):
+        return [t for t in threads if re.search(r"^%s: +\S" % state, read(t), re.M)]
+
+    def wait_none(state):
+        end = time.time() + secs
+        while having(state):
+            if time.time() > end:
+                raise RuntimeError("pktgen: devices still %s after %d s" % (state, secs))
+            time.sleep(0.1)
+
+    if having("Running"):
+        write("%s/pgctrl" % PKTGEN, "stop")
+        wait_none("Running")
+    for t in having("(Running|Stopped)"):
+        write(t, "rem_device_all")
+    wait_none("(Running|Stopped)")
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -123,7 +149,10 @@ class Bench:
 
     def teardown(self):
         self.stop_background()
-        sh("echo reset > %s/pgctrl" % PKTGEN, check=False)
+        try:
+            pktgen_remove_all()
+        except (OSError, RuntimeError) as e:
+            log("teardown: %s" % e)
         for n in self.ns:
             sh("ip netns del %s" % n, check=False)
         if self.need_refnic:
@@ -259,22 +288,14 @@ class Bench:
     # loads
     def pktgen_devices(self, dev):
         """One pktgen device per CPU on DEV, added once and kept while DEV
-        stays the target: a device removed by "reset" goes away only when
-        its thread next runs, which took seconds with 4 vCPUs in parallel."""
+        stays the target: a device goes away only when its thread next
+        runs, which took seconds with 4 vCPUs in parallel."""
         if self.pg_dev == dev:
             return
-        write("%s/pgctrl" % PKTGEN, "reset")
         self.pg_dev = None
+        pktgen_remove_all()
         for c in range(self.ncpu):
-            t = "%s/kpktgend_%d" % (PKTGEN, c)
-            for _ in range(300):
-                try:
-                    write(t, "add_device %s@%d" % (dev, c))
-                    break
-                except OSError:		# EBUSY: the old device is still going away
-                    time.sleep(0.1)
-            else:
-                raise RuntimeError("pktgen: cannot add %s@%d" % (dev, c))
+            write("%s/kpktgend_%d" % (PKTGEN, c), "add_device %s@%d" % (dev, c))
         self.pg_dev = dev
 
     def pktgen(self, dev, size, secs, delay=0, count=None):
