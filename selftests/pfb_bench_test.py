@@ -103,7 +103,7 @@ class NotResolved(unittest.TestCase):
         pps = [x for x in lines if x.strip().startswith("pps")]
         self.assertEqual(len(pps), 1, lines)
         self.assertIn("not resolved", pps[0])
-        self.assertIn("within noise", pps[0])
+        self.assertIn("(target ≥ 1: not resolved)", pps[0])
         self.assertIsNone(RATIO_NUMBER.search(pps[0]), pps[0])
 
     def test_headline(self):

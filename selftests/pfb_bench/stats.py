@@ -162,7 +162,7 @@ def plan_runs(cfgs, pairs, fig, margin, limit=100000):
 
 def judge(r, lo, hi, target):
     """A target ("≤"|"≥", value) against a ratio and its interval: met,
-    MISSED (the interval is past it), or 'within noise' (it straddles)."""
+    MISSED (the interval is past it), or 'not resolved' (it straddles)."""
     if r is None:
         return "n/a"
     if lo is None:
@@ -172,7 +172,7 @@ def judge(r, lo, hi, target):
         return "met"
     if (lo > val) if op == "≤" else (hi < val):
         return "MISSED"
-    return "within noise"
+    return "not resolved"
 
 
 def ratios(cfgs):
