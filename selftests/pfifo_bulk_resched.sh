@@ -120,7 +120,7 @@ backlog() {
 	# (A stock guest's pktgen queues the 1,000 frames many times faster
 	# than the 1 Mb/s line's 1,488 a second, at half speed too; a pause
 	# stops the line with it, which makes up at most 2 ms on return. The
-	# line took 67 to 137 frames before the drops began, BQL held at
+	# line took 67 to 153 frames before the drops began, BQL held at
 	# three and a half (471 once with BQL free, beside a KASAN guest). A
 	# quarter dropped still leaves hundreds of batches to misjudge.)
 	xfail_on_slow check_cmp "$dev: the driver dropped a quarter of them or more" \
