@@ -645,8 +645,11 @@ round_oversub() {
 	xfail_on_slow check_cmp "$r: sink received a thousandth of the numbered stream or more" \
 		"$((n_rcv * 1000))" ">=" "$(jq .sent $os.stream)"
 	check_eq "$r: nothing reordered or duplicated" "$n_reord $n_dup" "0 0"
-	check_cmp "$r: floods from skf1 arrived" "$rcv1" ">" 0
-	check_cmp "$r: floods from skf2 arrived" "$rcv2" ">" 0
+	# (The floods run at nice 10 too, beside pktgen's threads: on the
+	# KASAN kernel, beside another make check's debug guest, the stream
+	# sent 3 datagrams in its 30 s, and neither flood got one through.)
+	xfail_on_slow check_cmp "$r: floods from skf1 arrived" "$rcv1" ">" 0
+	xfail_on_slow check_cmp "$r: floods from skf2 arrived" "$rcv2" ">" 0
 	check_cmp "$r: forwarded at least what the sinks received" "$n_fwd" ">=" "$rcv"
 	check_cmp "$r: $dev sent at least what the sinks received" "$tx" ">=" "$rcv"
 	check_eq "$r: no fault command failed" $((n_failed - fl0)) 0
