@@ -64,5 +64,10 @@ check_eq "peers table: pps and lock calls against each stock qdisc" \
 	"$(grep '^7.3 .*\(pps\|lock\)' "$tmp/cost.rst" | sed 's/  */ /g')" \
 	"7.3 cpu-bound, pktgen64 pps 1.011 [1.007, 1.015] 1.000 [0.999, 1.001] - -
 7.3 cpu-bound, pktgen64 lock calls/sent not resolved (±13.8 %) - - -"
+# Its summary: the ranges of the resolved cells, the count of the others.
+check_eq "peers table: the summary sums up the resolved cells" \
+	"$(sed -n '/^pfifo_bulk \/ each stock/,/^$/p' "$tmp/cost.rst" | tr '\n' ' ' |
+	   sed 's/.*Resolved cells/Resolved cells/; s/ *$//')" \
+	"Resolved cells, pps against pfifo 1.011 (lowest bound 1.007), pfifo_fast 1.000 (lowest bound 0.999); 1 cell not resolved."
 
 pfb_exit
