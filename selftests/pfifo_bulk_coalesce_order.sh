@@ -46,10 +46,10 @@ rd0=$(link_stat $peer rx_dropped)
 # A bounded load: the order checker's socket buffer (64 MB) holds 65,536
 # frames of these sizes (a truesize of at most 1 KB each), so a reader that
 # falls behind for the whole run still loses none. Unbounded, a debug
-# kernel's slow changes let pktgen send 191,225 frames and the socket lost
-# 5,851. A stock guest sends 60,000 in about the time of the changes; a
-# slower one runs out earlier, so fewer changes meet a sender (which can
-# hide a fault, never invent one).
+# kernel's slow changes let pktgen send 191,225 frames in 5 minutes. A
+# stock guest sends 60,000 in about the time of the changes; a slower one
+# runs out earlier, so fewer changes meet a sender (which can hide a
+# fault, never invent one).
 pktgen_flows $dev "$mac" $((60000 / flows)) 2 60 300
 # 2 ms between a flow's frames: pktgen sleeps between them, which leaves
 # the vCPUs to tc and the order check; a frame every 250 us in all to meet
