@@ -9,10 +9,10 @@
 #  - the bound: bursts of 3 frames far apart, on refnic. The first frame
 #    of each burst comes long after the one before it and leaves at once;
 #    the next two are held and leave together when the timer fires: every
-#    hold ends by the timer, no held packet leaves before coalesce_usecs
-#    (the mean wait is at least that), none waits much longer (the longest
-#    wait is far below the pause between bursts, which is what a hold would
-#    last without the timer: the next burst would release it);
+#    hold ends by the timer (each burst has left the device before the
+#    next is sent; without the timer it would wait for it), no held packet
+#    leaves before coalesce_usecs (the mean wait is at least that), none
+#    waits seconds (as a wait counted from a stale stamp would);
 #  - a paced load (pktgen, a fixed delay per frame): stock pfifo and
 #    pfifo_bulk without coalescing ring the doorbell about once per packet
 #    (there is no backlog), pfifo_bulk with coalescing at most once per
@@ -96,8 +96,20 @@ check_eq "mq child: coalescing on, locked" \
 wait_us=10000 pause=0.5 bursts=12
 must tc qdisc add dev $dev root handle 1: pfifo_bulk coalesce_usecs $wait_us coalesce_pkts 8
 db0=$(ethtool_stat $dev tx_doorbells)
-check_eq "bursts: frames sent" "$(python3 "$PFB_TESTDIR/pfb_pktsend.py" $dev $((3 * bursts)) 0 3 $pause)" \
-	$((3 * bursts))
+tx0=$(link_stat $dev tx_packets)
+sent=0 left=0
+for ((b = 1; b <= bursts; b++)); do
+	sent=$((sent + $(python3 "$PFB_TESTDIR/pfb_pktsend.py" $dev 3)))
+	# Nothing else is sent until this burst has left the device, so only
+	# the timer can release its held frames (a later packet would release
+	# them too, and count that as the timer's: the release counters
+	# cannot tell). Read from sysfs, never the qdisc.
+	wait_sent $dev $((tx0 + 3 * b - 1)) || break
+	left=$b
+	sleep $pause
+done
+check_eq "bursts: frames sent" "$sent" $((3 * bursts))
+check_eq "bursts: each burst left before the next was sent" "$left" $bursts
 check "bursts: the device went still" wait_tx_settled $dev
 read -r packets drops qlen <<< "$(qdisc_counts $dev)"
 read -r held rpkts rtimer once hns hmax batches bpkts <<< \
@@ -121,13 +133,14 @@ check_eq "bursts: a doorbell per batch" "$db" "$batches"
 # (a lower bound: a slow guest's timer fires late, never early)
 check_cmp "bursts: no hold ended early (mean wait >= coalesce_usecs)" "$((hns / (held ? held : 1)))" ">=" \
 	$((wait_us * 1000))
-# Without the timer a hold would last until the next burst, 500 ms on; the
-# timer's own lateness (a softirq on a TCG guest, late by as long as the
-# host starves the guest) stays below 400 ms: the worst seen on a loaded
-# 2-core host was 195 ms (three guests on two CPUs), and 79 ms with a
-# kernel build beside two guests.
-check_cmp "bursts: the longest wait is coalesce_usecs + at most 390 ms, below the pause" \
-	"$hmax" "<=" $(((wait_us + 390000) * 1000))
+# That the timer ended every hold is shown above (each burst left before
+# the next). How late it fired is the host's: a softirq on a TCG guest is
+# late by as long as the host starves the guest, 195 ms at worst with
+# three guests on two CPUs, 664 ms with four (two make checks at once). So
+# the bound is 2 s, as for the paced load below: it tells a wait counted
+# from a stamp the stack left in cb[], off by the guest's uptime or more.
+check_cmp "bursts: the longest wait is coalesce_usecs + at most 2 s" \
+	"$hmax" "<=" $(((wait_us + 2000000) * 1000))
 must tc qdisc del dev $dev root
 
 # --- a paced load ---------------------------------------------------------------------
@@ -206,11 +219,10 @@ for bql in on off; do
 	read -r held rpkts rtimer hmax <<< "$(x $dev held release_pkts release_timer held_ns_max)"
 	echo "# paced, BQL $bql, coalescing: held $held (pkts $rpkts, timer $rtimer), longest wait $hmax ns"
 	# The timer's lateness on a starved guest bounds it, as the bursts'
-	# above, but no pause limits it here: 2 s, five times the worst seen
-	# (397 ms, 7.3 with two debug-kernel guests on the same two CPUs). A
-	# wait counted from a stamp the stack left in cb[] (issue 34's first
-	# finding) is off by the guest's uptime or more, so the bound still
-	# tells it.
+	# above: 2 s, five times the worst seen here (397 ms, 7.3 with two
+	# debug-kernel guests on the same two CPUs). A wait counted from a
+	# stamp the stack left in cb[] (issue 34's first finding) is off by
+	# the guest's uptime or more, so the bound still tells it.
 	check_cmp "paced, BQL $bql: coalescing: the longest wait is coalesce_usecs + at most 2 s" \
 		"$hmax" "<=" $(((co_us + 2000000) * 1000))
 done
