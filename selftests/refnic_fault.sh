@@ -60,18 +60,29 @@ bmac=$(ip -n $ns -j link show $b | jq -r '.[0].address')
 # tx_fault_busy, tx_fault_stop, tx_fault_drop, tx_doorbells; from ip -s
 # link tx_packets, tx_dropped; tx_wakes (refnic_tx_stat); from one tc -s
 # the qdisc's sent, requeues, drops and queue length (qlen, absolute).
+# A consistent set: the driver's tx_packets + tx_dropped are the same
+# before the other reads and a tenth of a second after them, else it reads
+# again (5 s at most). The stack sends a frame of its own now and then (an
+# ARP reply, say); one that fell between two reads was counted by one side
+# only: on 7.3 the driver took 2001 frames where the qdisc sent 2000.
 declare -A S
 snap() {
-	local k v
-	while read -r k v; do
-		S[${k%:}]=$v
-	done < <(ethtool -S $a |
-		 grep -E '^ *(tx_fault_busy|tx_fault_stop|tx_fault_drop|tx_doorbells):')
-	S[tx_packets]=$(link_stat $a tx_packets)
-	S[tx_dropped]=$(link_stat $a tx_dropped)
-	S[tx_wakes]=$(refnic_tx_stat $a wakes)
-	read -r S[sent] S[requeues] S[drops] S[qlen] < <(tc -s -j qdisc show dev $a |
-		jq -r '.[] | select(.root == true) | "\(.packets) \(.requeues) \(.drops) \(.qlen)"')
+	local k v i before
+
+	for ((i = 0; i < 50; i++)); do
+		before=$(($(link_stat $a tx_packets) + $(link_stat $a tx_dropped)))
+		while read -r k v; do
+			S[${k%:}]=$v
+		done < <(ethtool -S $a |
+			 grep -E '^ *(tx_fault_busy|tx_fault_stop|tx_fault_drop|tx_doorbells):')
+		S[tx_wakes]=$(refnic_tx_stat $a wakes)
+		read -r S[sent] S[requeues] S[drops] S[qlen] < <(tc -s -j qdisc show dev $a |
+			jq -r '.[] | select(.root == true) | "\(.packets) \(.requeues) \(.drops) \(.qlen)"')
+		sleep 0.1
+		S[tx_packets]=$(link_stat $a tx_packets)
+		S[tx_dropped]=$(link_stat $a tx_dropped)
+		[ $((S[tx_packets] + S[tx_dropped])) = "$before" ] && return
+	done
 }
 
 # load: pktgen sends $n frames per CPU from $a to $b; the deltas of the
@@ -101,8 +112,8 @@ load() {
 	# took every frame the qdisc sent, 20 s at most. Twice the driver had
 	# posted 2000 of the 2001 frames the qdisc sent (on KASAN, and on 6.12
 	# beside four busy guests): a frame of the stack's own (an ARP reply,
-	# say) between snap's read of tx_packets and its slower read of the
-	# qdisc, or a requeued frame that NET_TX had not sent yet. Observing
+	# say) between two of snap's reads (it now reads again then), or a
+	# requeued frame that NET_TX had not sent yet. Observing
 	# only: sysfs, and pfifo's dump, which does not run the qdisc. A frame
 	# stranded by a lost wake-up stays in the qdisc (qlen, checked), or
 	# leaves only when the watchdog resets the device at 30 s, which "no
