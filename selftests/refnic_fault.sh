@@ -113,11 +113,11 @@ load() {
 	# posted 2000 of the 2001 frames the qdisc sent (on KASAN, and on 6.12
 	# beside four busy guests): a frame of the stack's own (an ARP reply,
 	# say) between two of snap's reads (it now reads again then), or a
-	# requeued frame that NET_TX had not sent yet. Observing
-	# only: sysfs, and pfifo's dump, which does not run the qdisc. A frame
-	# stranded by a lost wake-up stays in the qdisc (qlen, checked), or
-	# leaves only when the watchdog resets the device at 30 s, which "no
-	# timeouts" counts.
+	# requeued frame that NET_TX had not sent yet. Observing only: sysfs,
+	# and pfifo's dump, which does not run the qdisc. A frame stranded by
+	# a lost wake-up stays in the qdisc (qlen, checked), or leaves only
+	# when the watchdog resets the device at 30 s, which "no timeouts"
+	# counts.
 	wait_tx_settled $a 100 10
 	for ((i = 0; i < 40; i++)); do
 		snap
