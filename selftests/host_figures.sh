@@ -70,4 +70,35 @@ check_eq "peers table: the summary sums up the resolved cells" \
 	   sed 's/.*Resolved cells/Resolved cells/; s/ *$//')" \
 	"Resolved cells, pps against pfifo 1.011 (lowest bound 1.007), pfifo_fast 1.000 (lowest bound 0.999); 1 cell not resolved."
 
+# An imported run outside the cost regime asks which qdisc is ahead: an
+# interval wholly above 1 prints whole, with its side, however wide; one
+# across 1 is not resolved; a column measured nowhere is left out.
+mkdir "$tmp/par"
+python3 - "$tmp/par/results.json" <<'PY'
+import json, sys
+def cfg(pps):
+    return {"time": {k: {"mean": v, "sd": v / 10} for k, v in
+                     (("offered_pps", 2e5), ("pps", pps), ("dropped_pps", 2e5 - pps))}}
+def ratio(scen, lo, hi):
+    return {"scenario": scen, "load": "pktgen64", "cand": "pfifo_bulk", "base": "pfifo_fast",
+            "phase": "time", "figure": "pps", "ratio": (lo + hi) / 2, "low": lo, "high": hi}
+json.dump({"meta": {"kernel": "7.3.4+deb13-amd64", "regime": "parallel", "cpus": 4,
+                    "reps": 12, "seconds": 2, "doorbell_ns": 1000},
+           "results": {s: {"pktgen64": {"pfifo_bulk": cfg(5e4), "pfifo_fast": cfg(4e4)}}
+                       for s in ("cpu-nobql", "cpu-bound")},
+           "ratios": [ratio("cpu-nobql", 1.2, 1.5), ratio("cpu-bound", 0.9, 1.1)]},
+          open(sys.argv[1], "w"))
+PY
+echo '{"about": "canned", "runs": {}}' > "$tmp/par.json"
+printf '.. begin figures par-canned\n.. end figures par-canned\n' > "$tmp/par.rst"
+check "a canned parallel run imports" "$figures" --json "$tmp/par.json" \
+	--import-bench par-canned "$tmp/par" --host canned --date 2026-12-05 \
+	--command canned "$tmp/par.rst"
+check_eq "parallel table: a wide interval above 1 prints whole, one across 1 does not" \
+	"$(grep '^cpu-.*pfifo_bulk' "$tmp/par.rst" | sed 's/.*pfifo_fast  *//')" \
+	"1.350 [1.200, 1.500] above 1
+not resolved (±10.0 %)"
+check_eq "parallel table: no column of lock calls the regime never counts" \
+	"$(grep -c 'lock calls\|locks vs' "$tmp/par.rst")" 0
+
 pfb_exit
