@@ -196,6 +196,30 @@ class Schedule(unittest.TestCase):
         self.assertTrue(plan["stopped"].startswith("no pps"), plan["stopped"])
 
 
+class MqRoot(unittest.TestCase):
+    """A device of several TX queues: mq at the root, a qdisc per queue;
+    the figures are the children's, merged."""
+    DUMP = [{"kind": "mq", "handle": "1:", "root": True, "packets": 5, "drops": 1},
+            {"kind": "pfifo_bulk", "handle": "8001:", "parent": "1:1", "packets": 3,
+             "drops": 1, "qlen": 2, "options": {"bulk_pkts": 16},
+             "xstats": {"batches": 2, "batch_hist": {"1": 1, "2": 1}, "held_ns_max": 5}},
+            {"kind": "pfifo_bulk", "handle": "8002:", "parent": "1:2", "packets": 2,
+             "drops": 0, "qlen": 1, "options": {"bulk_pkts": 16},
+             "xstats": {"batches": 1, "batch_hist": {"1": 0, "2": 1}, "held_ns_max": 9}},
+            {"kind": "ingress", "handle": "ffff:", "parent": "ffff:fff1", "packets": 100}]
+
+    def test_children_summed(self):
+        q = probes.root_stats(self.DUMP)
+        self.assertEqual((q["packets"], q["drops"], q["qlen"], q["batches"]), (5, 1, 3, 3))
+        self.assertEqual(q["batch_hist"], {"1": 1, "2": 2})
+        self.assertEqual(q["held_ns_max"], 9)
+        self.assertEqual(q["options"], {"bulk_pkts": 16})
+
+    def test_one_queue_root_alone(self):
+        q = probes.root_stats([dict(self.DUMP[1], root=True, parent="root")])
+        self.assertEqual((q["packets"], q["batches"]), (3, 2))
+
+
 class Stops(unittest.TestCase):
     def test_stop_figures(self):
         # 2000 packets sent, 30 requeued, 50 queue stops of which 20 for a

@@ -364,7 +364,7 @@ def main():
     if args.dev == "auto":
         args.dev = find_nic()
         if not args.dev:
-            log("bench: -d auto: no NIC (tools/vm/run -n virtio|e1000e)")
+            log("bench: -d auto: no NIC (tools/vm/run -n virtio|e1000e|vmxnet3)")
             return 1
     kernel = os.uname().release
     outdir = args.outdir or os.path.join(TOP, ".vm", "bench-%s-%s-%s" % (

@@ -127,14 +127,43 @@ def link_stat(dev, key, ns=None):
 def qdisc_stats(dev, ns=None):
     """The root qdisc's counters (tc -s -j): packets, drops, qlen and, for
     pfifo_bulk (with our tc plugin), batches, batch_pkts, batch_hist, the
-    coalescing counters (held, release_pkts, ...) and its options."""
-    out = json.loads(sh("tc -s -j qdisc show dev %s" % dev, ns=ns) or "[]")
-    for q in out:
-        if q.get("root") or q.get("parent") in (None, "root"):
-            flat = dict(q)
-            flat.update(q.get("xstats") or {})
-            return flat
-    return {}
+    coalescing counters (held, release_pkts, ...) and its options. Under
+    an mq root, its children's, merged: mq sums only the generic counters."""
+    return root_stats(json.loads(sh("tc -s -j qdisc show dev %s" % dev, ns=ns) or "[]"))
+
+
+def root_stats(dump):
+    """qdisc_stats from the qdiscs of a device as "tc -s -j qdisc show"
+    lists them."""
+    root = next((q for q in dump if q.get("root") or q.get("parent") in (None, "root")), None)
+    if not root:
+        return {}
+    def major(handle):			# "1:", "1:2" -> "1"; "0:", ":1" -> ""
+        return handle.split(":")[0].lstrip("0")
+    qdiscs = ([q for q in dump if not q.get("root") and
+               major(q.get("parent", "")) == major(root["handle"])]
+              if root.get("kind") == "mq" else [root])
+    return merged([dict(q, **(q.get("xstats") or {})) for q in qdiscs])
+
+
+def merged(figs):
+    """Several qdiscs' figures as one: counters summed (a histogram's
+    buckets too), maxima as the largest, anything else (kind, handle,
+    options) the first one's."""
+    out = {}
+    for f in figs:
+        for k, v in f.items():
+            if k not in out:
+                out[k] = merged([v]) if isinstance(v, dict) and k != "options" else v
+            elif isinstance(v, bool) or k == "options" or not isinstance(v, (int, float, dict)):
+                continue
+            elif isinstance(v, dict):
+                out[k] = merged([out[k], v])
+            elif k.endswith("_max") or k == "maxpacket":
+                out[k] = max(out[k], v)
+            else:
+                out[k] += v
+    return out
 
 
 def count_diff(a, b, key):

@@ -41,9 +41,11 @@ def run_margin(meta):
 def scenario_title(scen, meta):
     if scen == "nic":
         nic = meta.get("nic") or {}
-        return "%s (%s, BQL %s)" % (nic.get("driver", "NIC"), meta.get("nic_dev"),
-                                    "on" if nic.get("bql") else
-                                    "off: stock qdiscs send batches of 1")
+        mq = (", %d TX queues: mq, the qdisc under it on each" % nic["txqs"]
+              if nic.get("txqs", 1) > 1 else "")
+        return "%s (%s, BQL %s%s)" % (nic.get("driver", "NIC"), meta.get("nic_dev"),
+                                      "on" if nic.get("bql") else
+                                      "off: stock qdiscs send batches of 1", mq)
     return "%s, doorbell %d ns" % (SCENARIOS[scen][2], meta["doorbell_ns"])
 
 

@@ -18,6 +18,12 @@ from .probes import (busy_jiffies, ethtool_stats, figures, link_stat, pace_delay
                      pktgen_threads, qdisc_stats, schedstat)
 
 
+def tx_queues(dev, ns=None):
+    """How many TX queues DEV has (sysfs, seen from its namespace)."""
+    return len([q for q in sh("ls /sys/class/net/%s/queues" % dev, ns=ns).split()
+                if q.startswith("tx-")])
+
+
 def pktgen_remove_all(secs=20):
     """Every pktgen device stopped and removed, no removal left pending
     (selftests/lib.sh: pktgen_remove_all). Not "reset": it flags every
@@ -127,6 +133,13 @@ class Bench:
         sh("ip neigh replace %s lladdr %s dev %s nud permanent" %
            (NIC_DST, self.args.dst_mac, dev))
         self.nic_added.append("ip neigh del %s dev %s" % (NIC_DST, dev))
+        # Over several TX queues the core picks one by the packet's hash,
+        # and the first hash computed switches a static key on (kernel text
+        # patched, which multi-threaded TCG may run stale): done here,
+        # before any measurement, by frames that carry no hash yet
+        # (AF_PACKET; a UDP socket's carry the socket's).
+        if tx_queues(dev) > 1:
+            sh("python3 %s %s 4" % (os.path.join(TOP, "selftests", "pfb_pktsend.py"), dev))
         # its doorbells, when the driver counts them (virtio_net's kicks);
         # ethtool -S only then, so that other drivers' runs stay as they were
         self.nic_kicks = any(VIRTIO_KICKS.match(k) for k in ethtool_stats(dev))
@@ -229,13 +242,24 @@ class Bench:
         log("bench: %s: %s" % (which, self.pfb_cmd[which]))
 
     def set_qdisc(self, dev, ns, config):
-        """A fresh qdisc for every measurement, never a change of the last."""
+        """A fresh qdisc for every measurement, never a change of the last.
+        On a device of several TX queues: mq, and the configuration on
+        every queue, as net.core.default_qdisc gives them. A root qdisc
+        there is not TCQ_F_ONETXQUEUE, and the core would batch up to 9
+        packets for every qdisc alike (try_bulk_dequeue_skb_slow())."""
         if CONFIGS[config].split()[0] == "pfifo_bulk":
             self.use_module({"pfb_locked": "locked",
                              "pfifo_bulk_locked": "checkout_locked",
                              "pfifo_bulk_lockless": "checkout_lockless"}.get(config, "checkout"))
         sh("tc qdisc del dev %s root" % dev, check=False, ns=ns)
-        sh("tc qdisc add dev %s root handle %s %s" % (dev, HANDLE, CONFIGS[config]), ns=ns)
+        txqs = tx_queues(dev, ns)
+        if txqs == 1:
+            sh("tc qdisc add dev %s root handle %s %s" % (dev, HANDLE, CONFIGS[config]), ns=ns)
+            return
+        sh("tc qdisc add dev %s root handle %s mq" % (dev, HANDLE), ns=ns)
+        for q in range(1, txqs + 1):
+            sh("tc qdisc replace dev %s parent %s%x %s" % (dev, HANDLE, q, CONFIGS[config]),
+               ns=ns)
 
     def wait_settled(self, dev, ns, limit=5.0):
         """Until the device's tx_packets stood still for 0.3 s (the last
@@ -259,8 +283,8 @@ class Bench:
             sh("tc qdisc replace dev %s root handle 1: pfifo_bulk" % IDLE_DEV, ns=ns)
         pre = ["ip", "netns", "exec", ns] if ns else []
         # tc -batch: one process, one dump per line, as fast as tc goes;
-        # its output (one "qdisc" line per dump: the device has one qdisc)
-        # counts the dumps afterwards
+        # its output (one root qdisc line per dump, whatever mq has under
+        # it) counts the dumps afterwards
         batch = "/tmp/pfb-bench-dump.batch"
         with open(batch, "w") as f:
             f.write(("qdisc show dev %s\n" % target) * 200000)
@@ -280,7 +304,7 @@ class Bench:
         secs = time.time() - t0
         out.close()
         with open(out.name) as f:
-            dumps = sum(1 for line in f if line.startswith("qdisc"))
+            dumps = sum(1 for line in f if line.startswith("qdisc") and " root " in line)
         if idle_ns is not False:
             sh("ip link del %s" % IDLE_DEV, check=False, ns=idle_ns)
         return dumps / secs
