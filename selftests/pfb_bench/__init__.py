@@ -123,8 +123,9 @@ another device (the loop's own CPU cost, none of it on the loaded qdisc).
 
 Runs inside the VM (tools/vm/run) on refnic devices it creates and, with
 -d auto, on the VM's NIC (tools/vm/run -n virtio|e1000e|vmxnet3, a
-backend that reaches no network); on a real host with -d DEV. --headline merges the
-results of several runs into one table and plot (on the host, no root).
+backend that reaches no network); on a real host with -d DEV. --headline
+merges the results of several runs into one table and plot (on the host,
+no root).
 """
 
 # The package, by concern (each module says what it holds):

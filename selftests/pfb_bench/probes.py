@@ -138,12 +138,16 @@ def root_stats(dump):
     root = next((q for q in dump if q.get("root") or q.get("parent") in (None, "root")), None)
     if not root:
         return {}
-    def major(handle):			# "1:", "1:2" -> "1"; "0:", ":1" -> ""
-        return handle.split(":")[0].lstrip("0")
     qdiscs = ([q for q in dump if not q.get("root") and
-               major(q.get("parent", "")) == major(root["handle"])]
+               handle_major(q.get("parent", "")) == handle_major(root["handle"])]
               if root.get("kind") == "mq" else [root])
     return merged([dict(q, **(q.get("xstats") or {})) for q in qdiscs])
+
+
+def handle_major(handle):
+    """The major number of a handle or parent as tc prints it: "1:" and
+    "1:2" give "1"; "0:" and ":1" (an unnamed mq's children) give ""."""
+    return handle.split(":")[0].lstrip("0")
 
 
 def merged(figs):
