@@ -155,7 +155,7 @@ class Bench:
             info[k.strip()] = v.strip()
         bql = glob.glob("/sys/class/net/%s/queues/tx-*/byte_queue_limits/limit" % self.nic)
         info["bql"] = any(int(read(p)) > 0 for p in bql)
-        info["txqs"] = len(glob.glob("/sys/class/net/%s/queues/tx-*" % self.nic))
+        info["txqs"] = tx_queues(self.nic)
         info["doorbells"] = ("TX kicks (ethtool -S, summed over the TX queues)"
                              if self.nic_kicks else None)
         return info
