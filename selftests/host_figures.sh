@@ -101,4 +101,21 @@ not resolved (±10.0 %)"
 check_eq "parallel table: no column of lock calls the regime never counts" \
 	"$(grep -c 'lock calls\|locks vs' "$tmp/par.rst")" 0
 
+# The parallel summaries: a range and a tally from the resolved cells only
+# (the one across 1 is counted, never quoted as a figure), and the README's
+# sentence indented as its marker is, inside a list item.
+printf '.. begin figures parallel-headline\n.. end figures parallel-headline\n' > "$tmp/sum.rst"
+printf -- '- Without BQL:\n\n  .. begin figures parallel-nobql\n  .. end figures parallel-nobql\n' >> "$tmp/sum.rst"
+"$figures" --json "$tmp/par.json" "$tmp/sum.rst" > /dev/null
+check_eq "parallel summary: a row per cell, driver and BQL from the scenario" \
+	"$(grep '^7.3 ' "$tmp/sum.rst" | sed 's/  */ /g')" \
+	"7.3 refnic no lockless pfifo_fast 1.350 [1.200, 1.500] above 1 - - / -
+7.3 refnic yes lockless pfifo_fast not resolved (±10.0 %) - - / -"
+check_eq "parallel summary: the unresolved cell is tallied, not quoted" \
+	"$(tr '\n' ' ' < "$tmp/sum.rst" | grep -o 'With.*BQL pfifo_bulk is[^.]*\.' | sed 's/  */ /g')" \
+	"Without BQL pfifo_bulk is, against the best peer's pps, lockless ahead in 1 of 1 (1.350x, lowest bound 1.200). With BQL pfifo_bulk is, against the best peer's pps, lockless not resolved in 1 of 1."
+check_eq "the README's sentence keeps its marker's indent" \
+	"$(sed -n '/^  \.\. begin figures parallel-nobql/,/^  \.\. end/p' "$tmp/sum.rst" | sed -n 3p)" \
+	"  pfifo_bulk is ahead in 1 of 1 (1.35x, lowest bound 1.20) against the best"
+
 pfb_exit
