@@ -240,5 +240,31 @@ class Stops(unittest.TestCase):
         self.assertEqual(probes.stop_figures({}, {}, {}, {}, 0), {"requeues": 0})
 
 
+class Drain(unittest.TestCase):
+    """A timed run's end: the backlog still drains while tc and ethtool
+    read, so ethtool -S counts packets that s1's tx_packets does not."""
+
+    @staticmethod
+    def snap(t, tx, eth_pkts, qpkts):
+        # a driver without BQL: a doorbell and a segment per packet
+        return {"tx": tx, "qdisc": {"packets": qpkts, "drops": 0, "qlen": 0, "requeues": 0},
+                "eth": {"tx_doorbells": eth_pkts, "tx_segments": eth_pkts},
+                "cpu": 0, "t": t}
+
+    def test_drained_counters_per_packet(self):
+        s0 = self.snap(0.0, 1000, 1000, 1000)
+        # 30,000 sent in the window; 3,000 more drained before ethtool read
+        s1 = self.snap(2.0, 31000, 34000, 31000)
+        fig = probes.figures(s0, s1, {}, "pktgen64", False, None)
+        self.assertEqual(fig["doorbells_per_pkt"], 1.1)	# what the tables showed
+        # the backlog drained: 4,000 in all, both counters read at rest
+        s1["drained"] = {"tx": 35000, "qdisc": s1["qdisc"],
+                         "eth": {"tx_doorbells": 35000, "tx_segments": 35000}}
+        fig = probes.figures(s0, s1, {}, "pktgen64", False, None)
+        self.assertEqual(fig["doorbells_per_pkt"], 1.0)
+        self.assertNotIn("segs_per_pkt", fig)
+        self.assertEqual(fig["pps"], 15000.0)	# the window's, not the drain's
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -243,8 +243,11 @@ def figures(s0, s1, extra, load, counting, dumps):
     else:
         fig = time_figures(s0, s1, extra, load, dumps, secs, (offered, sent, dropped))
     fig.update(qdisc_figures(q0, q1))
-    fig.update(doorbell_figures(s0["eth"], s1["eth"], sent))
-    fig.update(stop_figures(q0, q1, s0["eth"], s1["eth"], sent))
+    # counters per sent packet, read at one moment: after a timed run's
+    # backlog drained (s1["drained"]), else s1's own
+    d1 = s1.get("drained", s1)
+    fig.update(doorbell_figures(s0["eth"], d1["eth"], d1["tx"] - s0["tx"]))
+    fig.update(stop_figures(q0, d1["qdisc"], s0["eth"], d1["eth"], d1["tx"] - s0["tx"]))
     for k in ("pktgen_offered", "pg_runs_per_frame", "pg_cpu_ns_per_frame"):
         if k in extra:
             fig[k] = extra[k]
