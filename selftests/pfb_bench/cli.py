@@ -68,6 +68,9 @@ def parse_args():
                     "is 0)" % DOORBELL_NS)
     ap.add_argument("-o", "--outdir")
     ap.add_argument("--no-perf", action="store_true")
+    ap.add_argument("--perf", action="store_true",
+                    help="perf record also where a preset has none (--cost: under icount "
+                    "its samples count instructions per function)")
     ap.add_argument("--perf-seconds", type=float, help="per configuration (default: -t, "
                     "at least 3)")
     ap.add_argument("--dump-check", action="store_true",
@@ -181,7 +184,7 @@ def apply_presets(args):
         args.configs = args.configs or COST_CONFIGS
         args.count = args.count or COST_COUNT
         args.pilot = args.pilot or COST_PILOT
-        args.no_perf = True
+        args.no_perf = not args.perf
     if args.dump_check:
         args.configs = "pfifo_bulk,pfifo_bulk+tcdump,pfifo_bulk+tcdump_idle"
         args.loads = "pktgen64"

@@ -250,7 +250,7 @@ COST_PILOT = 5
 MAX_RUNS = 30
 COST_CONFIGS = "pfifo_bulk,pfifo,pfifo_fast,fq_codel,fq"
 # perf: configurations recorded per scenario, the first present is the base
-PERF_CONFIGS = ("pfifo", "bulk_off", "pfifo_bulk", "pfifo_fast")
+PERF_CONFIGS = ("pfifo", "bulk_off", "pfifo_bulk", "pfifo_bulk_locked", "pfifo_fast")
 PERF_HZ = 4000		# perf's own default frequency
 LOCK_SYMBOL = re.compile(r"spin_(un)?lock|spin_trylock|queued_spin|_raw_(read|write)_")
 # what the per-run plot shows, per table: (phase, figure)
