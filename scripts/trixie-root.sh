@@ -27,12 +27,13 @@ log() { echo "trixie-root: $*" >&2; }
 
 # Build: gcc 14 (the compiler of trixie's kernels), kbuild, sparse, libmnl.
 # Guest: every command the selftests require (busybox-static for the
-# harness's poweroff, util-linux for setpriv and taskset).
+# harness's poweroff, util-linux for setpriv and taskset), and perf for
+# the benchmark's profiles.
 pkgs=(
 	build-essential gcc-14 make bc kmod flex bison libelf-dev pkg-config
 	sparse libmnl-dev xz-utils zstd cpio dkms
 	iproute2 ethtool busybox-static python3 python3-pyroute2 jq gojq
-	valgrind iputils-ping procps util-linux
+	valgrind iputils-ping procps util-linux linux-perf
 )
 
 # The 6.12 series of trixie itself, and trixie-backports' newest series
