@@ -744,6 +744,18 @@ static struct sk_buff *pfb_dequeue(struct Qdisc *sch)
 	struct sk_buff *skb;
 	int end;
 
+	/* Locked, nothing waiting, no batch open: the look the core takes
+	 * after every packet that bypassed a locked qdisc (__dev_xmit_skb()
+	 * runs it once sch_direct_xmit() has sent the packet). Answered as
+	 * cheaply as pfifo answers it: no batch starts, so no path to pick.
+	 * Under the root lock the queue cannot fill meanwhile; lockless,
+	 * pfb_next() must see the empty queue to clear MISSED and DRAINING.
+	 */
+	if (!(sch->flags & TCQ_F_NOLOCK) && q->closed && !pfb_waiting(q)) {
+		q->draining = false;
+		return NULL;
+	}
+
 	/* a parent dequeues us: plain pfifo */
 	if (unlikely(!pfb_runs_batches(sch)))
 		return pfb_next(sch, q);
