@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 from .defs import LOCK_SYMBOL, PERF_HZ
 from .system import log
@@ -47,12 +48,26 @@ def perf_compare(bench, scen, load, configs, secs, outdir):
     if not perf:
         return {"error": "perf not found"}
     out = {"configs": configs, "seconds": secs, "profiles": {}, "errors": []}
+    # Recorded on the machine's own disk, copied to OUTDIR at the end:
+    # trixie's perf 6.12 writes from its ring buffer straight into the
+    # file, and 9p (the checkout, in the VM) refuses with EFAULT.
+    scratch = tempfile.mkdtemp(prefix="pfb-perf-")
+    try:
+        return perf_profiles(perf, bench, scen, load, configs, secs, outdir, scratch, out)
+    finally:
+        for name in os.listdir(scratch):
+            shutil.copy(os.path.join(scratch, name), outdir)
+        shutil.rmtree(scratch)
+
+
+def perf_profiles(perf, bench, scen, load, configs, secs, outdir, scratch, out):
+    """perf_compare's work, its data files in SCRATCH."""
     files = {}
     for cfg in configs:
         dev, ns = bench.target(scen, load)
         bench.set_qdisc(dev, ns, cfg)
         bench.wait_settled(dev, ns)
-        data = os.path.join(outdir, "perf-%s-%s-%s.data" % (scen, load, cfg))
+        data = os.path.join(scratch, "perf-%s-%s-%s.data" % (scen, load, cfg))
         # With -a, perf enables its events just before it starts the
         # workload, after a setup that takes seconds under TCG: the
         # workload says "go" when sampling is on and ends when its stdin
