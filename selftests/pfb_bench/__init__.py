@@ -12,10 +12,10 @@ Regimes (--regime; every table names its own):
                kernel text there (kprobes, enabling a tracepoint) has crashed
                guests, so only times are taken, batches come from the qdisc's
                own xstats and refnic's ethtool -S, and perf samples with
-               cpu-clock (an hrtimer; nothing is patched). The TSC is taken
-               off the clocksource watchdog first (timekeeping then reads
-               HPET), whose verdict on a busy host would flip a static key;
-               the report lists any kernel function patched during the run.
+               cpu-clock (an hrtimer; nothing is patched). The TSC is kept
+               off the clocksource watchdog (tools/vm/run's tsc=reliable),
+               whose verdict on a busy host would flip a static key; the
+               report lists any kernel function patched during the run.
   native       a real host (-d DEV): counts and times.
 
 Every configuration runs alternately in one session (A B C, B C A, ...), N

@@ -210,12 +210,18 @@ def quiet_clocksource_watchdog():
     0.5 s; on a busy host a vCPU stalls between the reads, the TSC is
     marked unstable, and that flips the sched_clock_stable static key:
     text patched under running vCPUs ("Oops: int3" in sched_clock_cpu, seen
-    on 6.12). Unbinding the TSC as a clocksource takes it off the watchdog
+    on 6.12). tools/vm/run boots its multi-threaded guests with
+    tsc=reliable, which keeps the TSC off the watchdog from the start.
+    Elsewhere, unbinding the TSC as a clocksource takes it off the watchdog
     (timekeeping moves to HPET, as 6.1 does by itself under TCG; sched_clock
-    still reads the TSC) and patches nothing. Returns (clocksource in use
-    afterwards, [unbound])."""
+    still reads the TSC) and patches nothing, but every clock read is then
+    an emulated device's. Returns (clocksource in use afterwards,
+    [unbound])."""
     try:
-        if "tsc" in read(CLOCKSOURCE + "/available_clocksource").split():
+        if "tsc=reliable" in read("/proc/cmdline").split():
+            # tools/vm/run's multi-threaded guests: no watchdog on the TSC
+            unbound = []
+        elif "tsc" in read(CLOCKSOURCE + "/available_clocksource").split():
             write(CLOCKSOURCE + "/unbind_clocksource", "tsc")
             unbound = ["tsc"]
         else:
