@@ -453,13 +453,9 @@ class Bench:
         return self.rr(secs)
 
     # one measurement
-    def snapshot_eth(self, dev, ns):
-        """The driver's ethtool -S counters, where they count doorbells."""
-        return ethtool_stats(dev, ns) if dev != self.nic or self.nic_kicks else {}
-
     def snapshot(self, dev, ns, ifindex, probes):
         s = {"tx": link_stat(dev, "tx_packets", ns), "qdisc": qdisc_stats(dev, ns),
-             "eth": self.snapshot_eth(dev, ns)}
+             "eth": ethtool_stats(dev, ns) if dev != self.nic or self.nic_kicks else {}}
         if probes:
             s["locks"], s["batches"] = probes.snapshot(ifindex)
         s["cpu"], s["t"] = busy_jiffies(), time.time()
@@ -485,11 +481,9 @@ class Bench:
                 # read: the driver's counters of s1 are not from the moment
                 # of its tx_packets. The figures per sent packet of the
                 # driver (doorbells, segments, stops) and of the requeues
-                # read all three again once the device is quiet.
+                # come from a snapshot taken once the device is quiet.
                 self.wait_settled(dev, ns)
-                s1["drained"] = {"tx": link_stat(dev, "tx_packets", ns),
-                                 "qdisc": qdisc_stats(dev, ns),
-                                 "eth": self.snapshot_eth(dev, ns)}
+                s1["drained"] = self.snapshot(dev, ns, ifindex, None)
         finally:
             dumps = self.stop_background()
         fig = figures(s0, s1, extra, load, probes is not None, dumps)
