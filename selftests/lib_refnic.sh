@@ -317,3 +317,17 @@ refnic_now() {
 refnic_line_max() {
 	awk -v m="$1" -v t="$2" 'BEGIN { printf "%d\n", m * 1e6 / ((60 + 24) * 8) * (t + 0.2) + 16 }'
 }
+
+# refnic_ring_stop DEV: DEV's TX ring filled past its qdisc on a 1 Mb/s
+# line (pfb_ringfill.py: AF_PACKET with PACKET_QDISC_BYPASS), so that the
+# queue stays stopped for seconds with nothing of the qdisc's in the ring:
+# with a ring of 4096 (ethtool -G), 1024 full-size frames of 12 ms leave
+# before it wakes, ample for a test's steps even on a loaded TCG host.
+# The line must be idle before (speed 0, refnic_quiesce).
+refnic_ring_stop() {
+	local dev=$1 filled
+
+	ethtool -s "$dev" speed 1 || return 1
+	filled=$(python3 "$PFB_TESTDIR/pfb_ringfill.py" "$dev") || return 1
+	[ "$filled" -ge 2048 ] || { echo "# ring fill: only $filled frames taken"; return 1; }
+}
