@@ -103,9 +103,10 @@ check_eq "parallel table: no column of lock calls the regime never counts" \
 
 # The parallel summaries: a range and a tally from the resolved cells only
 # (the one across 1 is counted, never quoted as a figure), and the README's
-# sentence indented as its marker is, inside a list item.
+# sentences indented as their markers are, inside a list item.
 printf '.. begin figures parallel-headline\n.. end figures parallel-headline\n' > "$tmp/sum.rst"
 printf -- '- Without BQL:\n\n  .. begin figures parallel-nobql\n  .. end figures parallel-nobql\n' >> "$tmp/sum.rst"
+printf -- '- With BQL:\n\n  .. begin figures parallel-bql\n  .. end figures parallel-bql\n' >> "$tmp/sum.rst"
 "$figures" --json "$tmp/par.json" "$tmp/sum.rst" > /dev/null
 check_eq "parallel summary: a row per cell, driver and BQL from the scenario" \
 	"$(grep '^7.3 ' "$tmp/sum.rst" | sed 's/  */ /g')" \
@@ -114,8 +115,9 @@ check_eq "parallel summary: a row per cell, driver and BQL from the scenario" \
 check_eq "parallel summary: the unresolved cell is tallied, not quoted" \
 	"$(tr '\n' ' ' < "$tmp/sum.rst" | grep -o 'With.*BQL pfifo_bulk is[^.]*\.' | sed 's/  */ /g')" \
 	"Without BQL pfifo_bulk is, against the best peer's pps, lockless ahead in 1 of 1 (1.350x, lowest bound 1.200). With BQL pfifo_bulk is, against the best peer's pps, lockless not resolved in 1 of 1."
-check_eq "the README's sentence keeps its marker's indent" \
-	"$(sed -n '/^  \.\. begin figures parallel-nobql/,/^  \.\. end/p' "$tmp/sum.rst" | sed -n 3p)" \
-	"  pfifo_bulk is ahead in 1 of 1 (1.35x, lowest bound 1.20) against the best"
+check_eq "the README's sentences keep their markers' indent, each its cells" \
+	"$(for m in nobql bql; do sed -n "/^  \.\. begin figures parallel-$m/,/^  \.\. end/p" "$tmp/sum.rst" | sed -n 3p; done)" \
+	"  pfifo_bulk against the best stock qdisc's pps: ahead in 1 of 1 (1.35x,
+  pfifo_bulk against the best stock qdisc's pps: not resolved in 1 of 1; 4"
 
 pfb_exit
