@@ -318,12 +318,25 @@ refnic_line_max() {
 	awk -v m="$1" -v t="$2" 'BEGIN { printf "%d\n", m * 1e6 / ((60 + 24) * 8) * (t + 0.2) + 16 }'
 }
 
+# refnic_stoppable DEV: a refnic DEV for refnic_ring_stop: no IPv6, BQL
+# off, a ring of 4096, up; deleted at exit.
+refnic_stoppable() {
+	local dev=$1
+
+	ip link add "$dev" type refnic || setup_failed "refnic $dev"
+	defer "ip link del $dev"
+	sysctl -qw net.ipv6.conf."$dev".disable_ipv6=1
+	must refnic_bql "$dev" off
+	must ethtool -G "$dev" tx 4096
+	must ip link set "$dev" up
+}
+
 # refnic_ring_stop DEV: DEV's TX ring filled past its qdisc on a 1 Mb/s
 # line (pfb_ringfill.py: AF_PACKET with PACKET_QDISC_BYPASS), so that the
 # queue stays stopped for seconds with nothing of the qdisc's in the ring:
-# with a ring of 4096 (ethtool -G), 1024 full-size frames of 12 ms leave
-# before it wakes, ample for a test's steps even on a loaded TCG host.
-# The line must be idle before (speed 0, refnic_quiesce).
+# with a ring of 4096 (refnic_stoppable), 1024 full-size frames of 12 ms
+# leave before it wakes, ample for a test's steps even on a loaded TCG
+# host. The line must be idle before (speed 0, refnic_quiesce).
 refnic_ring_stop() {
 	local dev=$1 filled
 

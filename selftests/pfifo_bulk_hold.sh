@@ -32,12 +32,7 @@ x() {
 	$PFB_NL xstats $dev | jq -r "[$(printf '.%s,' "$@" | sed 's/,$//')] | map(tostring) | join(\" \")"
 }
 
-ip link add $dev type refnic || setup_failed "refnic $dev"
-defer "ip link del $dev"
-sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
-must refnic_bql $dev off
-must ethtool -G $dev tx 4096
-must ip link set $dev up
+refnic_stoppable $dev
 
 # stopped QDISC...: a fresh root QDISC, the ring filled past it at 1 Mb/s:
 # the queue stays stopped for 12 s, of which the steps below take one or

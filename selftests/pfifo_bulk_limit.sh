@@ -24,12 +24,7 @@ load_module refnic
 
 dev=pfbli0 limit=40 offered=50
 
-ip link add $dev type refnic || setup_failed "refnic $dev"
-defer "ip link del $dev"
-sysctl -qw net.ipv6.conf.$dev.disable_ipv6=1
-must refnic_bql $dev off
-must ethtool -G $dev tx 4096
-must ip link set $dev up
+refnic_stoppable $dev
 must refnic_quiesce $dev
 # mode bql: the core takes nothing out of a stopped queue (on the nobql
 # path it would dequeue a batch and requeue it)
