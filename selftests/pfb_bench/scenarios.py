@@ -13,7 +13,7 @@ import time
 from .defs import (CONFIGS, DUMP_LOOP, HANDLE, IDLE_DEV, NIC_DST, NIC_SRC, OFFLOAD_LOADS,
                    OFFLOAD_SCENARIOS, PAIR_ONLY, PKTGEN, PKTGEN_LOADS, QDISC_MODULE, SCENARIOS,
                    TOP, VIRTIO_KICKS)
-from .system import loaded, log, module_cmd, read, sh, write
+from .system import loaded, log, module_cmd, prime_flow_hash, read, sh, write
 from .probes import (busy_jiffies, ethtool_stats, figures, link_stat, pace_delay_ns, pktgen_elapsed,
                      pktgen_threads, qdisc_stats, schedstat)
 
@@ -107,29 +107,7 @@ class Bench:
                    (2 - i, mac, self.pair[i]), ns=n)
         if self.nic:
             self.setup_nic()
-        self.prime_flow_hash()
-
-    def prime_flow_hash(self):
-        """The first flow hash the kernel computes switches a static key on
-        (net_get_random_once(): kernel text patched, which multi-threaded
-        TCG may run stale). fq_codel and fq hash every packet they queue,
-        and the core hashes one to pick among several TX queues: done here,
-        before any measurement, by 4 frames that carry no hash yet
-        (AF_PACKET; a UDP socket's carry the socket's) on a veth with two
-        TX queues made for it. Not through fq_codel on the device under
-        test: on 7.3 frames that find it empty leave without its enqueue
-        (new_flow_count stays 0), unhashed, and the key switched under the
-        first fq_codel measurement of a refnic run (flow_hash_from_keys
-        patched)."""
-        a, b = "pfbhash0", "pfbhash1"
-        sh("ip link add %s numtxqueues 2 type veth peer name %s" % (a, b))
-        try:
-            for dev in (b, a):
-                self.quiet(dev)
-                sh("ip link set %s up" % dev)
-            sh("python3 %s %s 4" % (os.path.join(TOP, "selftests", "pfb_pktsend.py"), a))
-        finally:
-            sh("ip link del %s" % a)
+        prime_flow_hash()
 
     def quiet(self, dev, ns=None):
         """No IPv6 on a device under test: no router solicitations or DAD

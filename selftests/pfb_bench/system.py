@@ -139,6 +139,28 @@ def locked_ko_problem(path):
     return None
 
 
+def prime_flow_hash():
+    """The first flow hash the kernel computes switches a static key on
+    (net_get_random_once(): kernel text patched, which multi-threaded TCG
+    may run stale). fq_codel and fq hash every packet they queue, and the
+    core hashes one to pick among several TX queues: done before any
+    measurement, by 4 frames that carry no hash yet (AF_PACKET; a UDP
+    socket's carry the socket's) on a veth with two TX queues made for
+    it. Not through fq_codel on the device under test: on 7.3 frames that
+    find it empty leave without its enqueue (new_flow_count stays 0),
+    unhashed, and the key switched under the first fq_codel measurement
+    of a refnic run (flow_hash_from_keys patched)."""
+    a, b = "pfbhash0", "pfbhash1"
+    sh("ip link add %s numtxqueues 2 type veth peer name %s" % (a, b))
+    try:
+        for dev in (b, a):
+            sh("sysctl -qw net.ipv6.conf.%s.disable_ipv6=1" % dev, check=False)
+            sh("ip link set %s up" % dev)
+        sh("python3 %s %s 4" % (os.path.join(TOP, "selftests", "pfb_pktsend.py"), a))
+    finally:
+        sh("ip link del %s" % a)
+
+
 def kernel_text():
     """(address of _stext, bytes up to _etext) read from /proc/kcore, None
     when unreadable. The parallel regime relies on nothing patching kernel
