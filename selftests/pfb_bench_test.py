@@ -240,6 +240,21 @@ class Stops(unittest.TestCase):
         self.assertEqual(probes.stop_figures({}, {}, {}, {}, 0), {"requeues": 0})
 
 
+class StaleCode(unittest.TestCase):
+    """A parallel run under which kernel text was patched fails; the
+    interleaved regime patches text safely (kprobes, tracepoints)."""
+
+    def test_parallel_run_with_text_patched_fails(self):
+        meta = {"regime": "parallel", "text_patched_run": ["flow_hash_from_keys"]}
+        self.assertIn("flow_hash_from_keys", report.stale_code(meta))
+
+    def test_trusted_runs(self):
+        for meta in ({"regime": "parallel", "text_patched_run": []},
+                     {"regime": "parallel", "text_patched_run": None},
+                     {"regime": "interleaved", "text_patched_run": ["x"]}):
+            self.assertIsNone(report.stale_code(meta), meta)
+
+
 class Drain(unittest.TestCase):
     """A timed run's end: the backlog still drains while tc and ethtool
     read, so ethtool -S counts packets that s1's tx_packets does not."""

@@ -19,7 +19,7 @@ from .scenarios import Bench
 from .stats import aggregate, ratios
 from .runs import run_phases
 from .perf import perf_compare, perf_loads
-from .report import load_title, report
+from .report import load_title, report, stale_code
 from .plots import headline, plot
 
 
@@ -383,4 +383,7 @@ def main():
     meta = run_meta(args, kernel, doorbell, nic, started, texts, clock)
     meta["plans"] = plans
     write_outputs(results, meta, perf, outdir)
+    if stale_code(meta):
+        log("bench: FAILED: " + stale_code(meta))
+        return 1
     return 0

@@ -32,6 +32,18 @@ def fmt_ratio(r, lo, hi, margin=None):
     return "%.3f [%.3f, %.3f]" % (r, lo, hi)
 
 
+def stale_code(meta):
+    """Why a run's figures cannot be trusted, or None: kernel text patched
+    while the vCPUs of a parallel run measured. Multi-threaded TCG keeps
+    translated code that such a patch leaves stale, so the run may have
+    measured code the kernel no longer has (or crashed a vCPU on it)."""
+    patched = meta.get("text_patched_run")
+    if meta["regime"] != "parallel" or not patched:
+        return None
+    return ("kernel text patched under running vCPUs (%s): multi-threaded TCG "
+            "may have run stale code, the figures are not trusted" % ", ".join(patched[:3]))
+
+
 def run_margin(meta):
     """The margin a run's ratios are printed with: its --margin, or the
     default for runs made before there was one."""
@@ -118,9 +130,8 @@ def report_head(meta):
         v = meta.get(key)
         lines.append("kernel text patched %s: %s" % (
             when, "not checked (no /proc/kcore)" if v is None else ", ".join(v[:8]) or "none"))
-    if meta["regime"] == "parallel" and meta.get("text_patched_run"):
-        lines.append("WARNING: kernel text changed under running vCPUs during this run: "
-                     "multi-threaded TCG may have run stale code")
+    if stale_code(meta):
+        lines.append("FAILED: " + stale_code(meta))
     if meta["regime"] not in COUNTING:
         lines.append("no spin-lock counts or tracepoint batches in this regime (text "
                      "patching is unsafe): batches from xstats and refnic ethtool -S")
