@@ -33,7 +33,9 @@
 #
 # Output under .vm/intree/FLAVOUR: ksft.log, tdc.log, the kernel log.
 # Ends with "N passed, N failed" over the kselftest and tdc results; exits
-# non-zero on any failure, a run that did not finish included.
+# non-zero on any failure, a run that did not finish included. A skip
+# fails unless selftests/expected_skips lists it for the kernel, as in make
+# check (kselftest itself prints it "ok ... # SKIP").
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +94,15 @@ echo "# make -C tools/testing/selftests TARGETS=net/pfifo_bulk $tp run_tests"
 make -C $src/tools/testing/selftests TARGETS=net/pfifo_bulk O=$out/obj \
 	$tp run_tests > $out/ksft.log 2>&1
 echo "# make exit \$?"
+# kselftest reports a skip as "ok ... # SKIP"; here, as in make check, a
+# skip passes only when selftests/expected_skips lists it for this kernel
+. $top/selftests/lib.sh
+awk '/^# SKIP/ { why = substr(\$0, 3) }
+     /^ok [0-9]+ selftests: net\/pfifo_bulk: .* # SKIP/ { print \$2, \$5, why }' \
+	$out/ksft.log | while read -r n t why; do
+	skip_verdict "\$n" "\$t" "\$why"
+	echo "\$REPLY"
+done > $out/skips.log
 modprobe sch_pfifo_bulk 2>/dev/null || insmod $top/net/sched/sch_pfifo_bulk.ko ||
 	echo "not ok - no sch_pfifo_bulk module"
 cp -r $src/tools/testing/selftests/tc-testing /tmp/tct
@@ -116,11 +127,14 @@ secs=$(($(date +%s) - t0))
 # kselftest: "ok N selftests: net/pfifo_bulk: TEST"; tdc: "ok N ID - name"
 ksft_pass=$(grep -cE '^ok [0-9]+ selftests: net/pfifo_bulk: ' "$out/ksft.log" 2>/dev/null)
 ksft_fail=$(grep -cE '^not ok [0-9]+ selftests: net/pfifo_bulk: ' "$out/ksft.log" 2>/dev/null)
+# a skip that expected_skips does not list (guest.sh's verdicts) fails
+skip_bad=$(grep -c '^not ok' "$out/skips.log" 2>/dev/null)
 tdc_pass=$(grep -E '^ok [0-9]+ ' "$out/tdc.log" 2>/dev/null | grep -vc '# skipped')
 tdc_fail=$(grep -cE '^not ok [0-9]+ ' "$out/tdc.log" 2>/dev/null)
 grep -E '^(not )?ok [0-9]+ selftests: ' "$out/ksft.log" 2>/dev/null
 grep -E '^(not )?ok [0-9]+ ' "$out/tdc.log" 2>/dev/null | sed 's/^/tdc: /'
-fail=$((ksft_fail + tdc_fail))
+sed 's/^/skip: /' "$out/skips.log" 2>/dev/null
+fail=$((ksft_fail + tdc_fail + skip_bad))
 # every test asked for ran, and every tdc case of the file
 want=$(echo ${tests:-$(make -s -C selftests --no-print-directory list_tests | tr ' ' '\n' | grep -vx tdc.sh)} | wc -w)
 cases=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" \
