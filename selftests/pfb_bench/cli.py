@@ -383,7 +383,8 @@ def main():
     meta = run_meta(args, kernel, doorbell, nic, started, texts, clock)
     meta["plans"] = plans
     write_outputs(results, meta, perf, outdir)
-    if stale_code(meta):
-        log("bench: FAILED: " + stale_code(meta))
+    stale = stale_code(meta)
+    if stale:
+        log("bench: FAILED: " + stale)
         return 1
     return 0

@@ -130,8 +130,9 @@ def report_head(meta):
         v = meta.get(key)
         lines.append("kernel text patched %s: %s" % (
             when, "not checked (no /proc/kcore)" if v is None else ", ".join(v[:8]) or "none"))
-    if stale_code(meta):
-        lines.append("FAILED: " + stale_code(meta))
+    stale = stale_code(meta)
+    if stale:
+        lines.append("FAILED: " + stale)
     if meta["regime"] not in COUNTING:
         lines.append("no spin-lock counts or tracepoint batches in this regime (text "
                      "patching is unsafe): batches from xstats and refnic ethtool -S")
