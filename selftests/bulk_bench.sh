@@ -9,7 +9,8 @@
 # coalesce50), UDP and TCP streams and request/response; configurations
 # alternated, mean ± stddev, ratios with 95 % intervals, perf diff, table +
 # JSON + plot. Not a pass/fail test: it exits 0 when the run completed,
-# whatever the figures.
+# whatever the figures, and 1 when kernel text was patched under a parallel
+# run's measurements (its figures are then not trusted).
 #
 #   bulk_bench.sh [--demo] [--regime interleaved|parallel] [-n REPS] [-t SECS]
 #                 [-s SCENARIOS] [-l LOADS] [-c CONFIGS] [-d auto|DEV] [...]
