@@ -6,7 +6,9 @@
 # veth pair, every packet the child dequeued reaches the peer,
 # offered == sent + dropped, the backlog drains to 0, the
 # child reports no batch control (effective mode none, no batches counted)
-# and as many packets as stock pfifo in the same place.
+# and as many packets as stock pfifo in the same place. Under sfb, which
+# keeps its own state in the packet's cb[], it leaves that state alone, as
+# pfifo does: sfb drops none of one flow's frames sent one at a time.
 # Then the children mq makes itself (net.core.default_qdisc=pfifo_bulk):
 # the core leaves these in the module's mode (only a graft under a locked
 # parent clears TCQ_F_NOLOCK); over a 4-queue veth pair the same accounting holds
@@ -86,6 +88,30 @@ for parent in htb prio; do
 		fi
 		run_child "$parent/$kind" $kind
 	done
+done
+
+# sfb keeps its flow hashes in the packet's cb[] from its enqueue to its
+# dequeue, across the child's: a child that writes there leaves sfb's
+# bucket counts growing, and sfb drops every flow after its max (25) packets.
+# One flow, one frame at a time: nothing queues, so sfb drops none.
+sfb_frames=200
+for kind in pfifo pfifo_bulk; do
+	tc qdisc del dev $dev root 2>/dev/null
+	check "sfb/$kind: sfb root" tc qdisc add dev $dev root handle 1: sfb || continue
+	if [ $kind = pfifo ]; then
+		check "sfb: pfifo child" tc qdisc add dev $dev parent 1: handle 10: pfifo limit 100 ||
+			continue
+	else
+		check "sfb: pfifo_bulk child" $PFB_NL add $dev -p 1: -H 10: limit 100 || continue
+	fi
+	python3 "$PFB_TESTDIR/pfb_pktsend.py" $dev $sfb_frames > /dev/null
+	check "sfb/$kind: drained to backlog 0" wait_backlog_zero $dev
+	read -r sent drops qlen < <(qdisc_counts $dev 10:)
+	bucketdrop=$(tc -s qdisc show dev $dev |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "bucketdrop") print $(i + 1) }')
+	echo "# sfb/$kind: child sent $sent drops $drops, sfb bucketdrop $bucketdrop"
+	check_eq "sfb/$kind: sfb dropped none of one flow's frames (bucketdrop)" "$bucketdrop" 0
+	check_eq "sfb/$kind: the child sent all $sfb_frames frames" "$sent" $sfb_frames
 done
 
 mqdev=pfbmq0

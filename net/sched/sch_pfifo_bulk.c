@@ -440,14 +440,18 @@ static int pfb_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 	/* A time only while coalescing is on: pfifo reads no clock per
-	 * packet, and neither do we without a reason. Every packet gets a
-	 * stamp, never what the stack left in cb[] (a forwarded IPv6 packet
-	 * leaves nhoff there: weeks ahead): 0 for one queued while coalescing
-	 * was off (or by a CPU that read it off just before ->change switched
-	 * it on), which pfb_hold() sends at once.
+	 * packet, and neither do we without a reason. Every packet the core
+	 * dequeues from us gets a stamp, never what the stack left in cb[] (a
+	 * forwarded IPv6 packet leaves nhoff there: weeks ahead): 0 for one
+	 * queued while coalescing was off (or by a CPU that read it off just
+	 * before ->change switched it on), which pfb_hold() sends at once.
+	 * Under a parent nothing reads it, and cb[] is the parent's too: sfb
+	 * keeps its flow hashes there across our enqueue and dequeue.
 	 */
-	pfb_skb_cb(skb)->enqueue_ns = READ_ONCE(q->coalesce_usecs) ?
-				      ktime_get_ns() : 0;
+	if (READ_ONCE(q->coalesce_usecs))
+		pfb_skb_cb(skb)->enqueue_ns = ktime_get_ns();
+	else if (pfb_runs_batches(sch))
+		pfb_skb_cb(skb)->enqueue_ns = 0;
 	/* counted before it is visible: the consumer may free it at once */
 	qdisc_update_stats_at_enqueue(sch, qdisc_pkt_len(skb));
 	llist_add(&skb->ll_node, &q->in);
