@@ -823,7 +823,13 @@ static void pfb_reset(struct Qdisc *sch)
 			qs->qlen = 0;
 		}
 	}
+	/* with BH off, as in the datapath: a 7.x graft deactivates without
+	 * the reset under the root lock, and __qdisc_destroy() resets from
+	 * process context, where a 32-bit u64_stats writer is preemptible
+	 */
+	local_bh_disable();
 	pfb_batch_close(q);
+	local_bh_enable();
 	/* nothing is held any more: the watchdog has nothing to run */
 	q->holding = false;
 	q->draining = false;

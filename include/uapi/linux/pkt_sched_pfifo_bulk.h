@@ -3,9 +3,11 @@
  * pfifo_bulk: a packet FIFO that controls the size of the batch the core
  * hands to the driver (xmit_more), and reports every batch.
  *
- * TCA_OPTIONS is a nest (NLA_F_NESTED) of TCA_PFIFO_BULK_* attributes; a
- * change message carries only the attributes to change. The dump always
- * carries all of them, including the read-only ones. Extended statistics
+ * TCA_OPTIONS is a nest of TCA_PFIFO_BULK_* attributes, flagged
+ * NLA_F_NESTED in a request (the kernel refuses it without) and unflagged
+ * in the dump, as other qdiscs dump theirs; a change message carries only
+ * the attributes to change. The dump always carries all of them,
+ * including the read-only ones, which a request may not carry. Extended statistics
  * (TCA_STATS_APP) are a nest of TCA_PFIFO_BULK_XSTATS_* attributes; readers
  * skip types they do not know. Drops and requeues are in TCA_STATS2.
  */
@@ -25,6 +27,7 @@ enum tc_pfifo_bulk_mode {
 	__TC_PFIFO_BULK_MODE_MAX,
 };
 
+/* the largest effective mode a dump carries; a request takes AUTO to NOBQL */
 #define TC_PFIFO_BULK_MODE_MAX (__TC_PFIFO_BULK_MODE_MAX - 1)
 
 enum {
@@ -76,7 +79,10 @@ enum {
 	TCA_PFIFO_BULK_XSTATS_HIST,		/* nest of TCA_PFIFO_BULK_HIST_* */
 	TCA_PFIFO_BULK_XSTATS_END_BYTES,	/* u64: batches ended by bulk_bytes */
 	TCA_PFIFO_BULK_XSTATS_END_PKTS,		/* u64: batches ended by bulk_pkts */
-	TCA_PFIFO_BULK_XSTATS_END_BUDGET,	/* u64: ended by BQL or the core's budget */
+	TCA_PFIFO_BULK_XSTATS_END_BUDGET,	/* u64: ended by BQL or the core's
+						 * budget, or cut by a change or
+						 * a reset
+						 */
 	TCA_PFIFO_BULK_XSTATS_END_EMPTY,	/* u64: ended because the queue ran empty */
 	TCA_PFIFO_BULK_XSTATS_RESCHEDULES,	/* u64: times the qdisc asked to
 						 * run again: a batch ended at a
@@ -94,7 +100,9 @@ enum {
 						 */
 	/* coalescing (TCA_PFIFO_BULK_COALESCE_USECS) */
 	TCA_PFIFO_BULK_XSTATS_HELD,		/* u64: batches held back to wait
-						 * for more packets
+						 * for more packets; one that a
+						 * reset or coalescing switched
+						 * off cut short counts no release
 						 */
 	TCA_PFIFO_BULK_XSTATS_RELEASE_PKTS,	/* u64: held batches released when
 						 * coalesce_pkts packets waited
