@@ -9,7 +9,8 @@
 # repeats none of ip -s link's, sysfs's or (6.9+) netdev netlink's qstats,
 # which count queue by queue what ip -s link counts. A frame too long for
 # the peer's MTU is dropped and counted. A peer brought up with the pair
-# has no carrier while the other end is down.
+# has no carrier while the other end is down. A user namespace cannot put
+# the peer in a network namespace it has no CAP_NET_ADMIN in.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_refnic.sh"
@@ -223,4 +224,20 @@ check_eq "peer up, this end down: no carrier on the peer" \
 check "this end up" ip link set $c up
 check_eq "both up: carrier on both" \
 	"$(cat /sys/class/net/$c/carrier) $(cat /sys/class/net/$d/carrier)" "1 1"
+
+# The peer's namespace needs CAP_NET_ADMIN there, as the device's own
+# does: from a user namespace of its own, a pair inside its network
+# namespace is made, one whose peer would go to ours (passed as an open
+# file) is refused.
+u0=rfpu0
+u1=rfpu1
+check "user namespace: a pair in its own network namespace" \
+	unshare -Urn sh -c "ip link add $u0 type refnic peer name $u1 && ip link show $u1 > /dev/null"
+exec {ourns}< /proc/self/ns/net
+err=$(unshare -Urn ip link add $u0 type refnic peer name $u1 netns /proc/self/fd/$ourns 2>&1)
+check_eq "user namespace: a peer in our namespace refused" "$?" 2
+exec {ourns}<&-
+check_eq "user namespace: why" "$err" \
+	"Error: refnic: no CAP_NET_ADMIN in the peer's network namespace."
+check_fails "user namespace: no peer left in our namespace" ip link show $u1
 pfb_exit

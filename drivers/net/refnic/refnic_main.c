@@ -488,6 +488,18 @@ static struct net_device *refnic_new_peer(struct net *src_net,
 	net = rtnl_link_get_net(src_net, peer_tb);
 	if (IS_ERR(net))
 		return ERR_CAST(net);
+	/* CAP_NET_ADMIN where the peer goes, as rtnetlink asks where the
+	 * device itself goes: else a user namespace could put a peer in any
+	 * namespace and send frames into it. (The core checks the peer of a
+	 * .peer_type driver since commit 7b735ef81286, 2026; this check is
+	 * the same on every kernel.)
+	 */
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN)) {
+		put_net(net);
+		NL_SET_ERR_MSG_ATTR(extack, nla_peer,
+				    "refnic: no CAP_NET_ADMIN in the peer's network namespace");
+		return ERR_PTR(-EPERM);
+	}
 	peer = rtnl_create_link(net, ifname, name_assign_type,
 				&refnic_link_ops, peer_tb, extack);
 	if (IS_ERR(peer)) {
