@@ -766,7 +766,9 @@ static int refnic_poll(struct napi_struct *napi, int budget)
 
 /* Rings for @n TX queues of @size descriptors, allocated before the datapath
  * stops, so that a reconfiguration that cannot get memory changes nothing.
- * NULL when out of memory (or when the fault knob says so).
+ * NULL when out of memory (or when the fault knob says so). Charged to the
+ * caller's memory cgroup, as veth's queues are: a user namespace sizes them
+ * (numtxqueues, ethtool -G) up to 4096 x 4096 descriptors a device.
  */
 struct refnic_desc **refnic_rings_alloc(struct net_device *dev,
 					unsigned int n, u32 size)
@@ -778,11 +780,11 @@ struct refnic_desc **refnic_rings_alloc(struct net_device *dev,
 
 	if (READ_ONCE(priv->fault.fail_ring_alloc))
 		return NULL;
-	rings = kcalloc(n, sizeof(*rings), GFP_KERNEL);
+	rings = kcalloc(n, sizeof(*rings), GFP_KERNEL_ACCOUNT);
 	if (!rings)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		rings[i] = kvcalloc(slots, sizeof(*rings[i]), GFP_KERNEL);
+		rings[i] = kvcalloc(slots, sizeof(*rings[i]), GFP_KERNEL_ACCOUNT);
 		if (!rings[i]) {
 			refnic_rings_free(rings, i);
 			return NULL;
@@ -835,7 +837,7 @@ int refnic_queues_init(struct net_device *dev)
 	INIT_DELAYED_WORK(&priv->reset_work, refnic_reset_work);
 	priv->nqueues = max(dev->num_tx_queues, dev->num_rx_queues);
 	priv->queues = kcalloc(priv->nqueues, sizeof(*priv->queues),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	if (!priv->queues)
 		return -ENOMEM;
 
