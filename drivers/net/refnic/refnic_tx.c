@@ -934,9 +934,9 @@ void refnic_up(struct net_device *dev)
 }
 
 /* Quiesce in the order that leaves no one to race with: no frame arrives
- * once RX is disabled; no completion wakes the queue once @up is clear (it
- * tests @up under the TX queue's lock, which netif_tx_disable() takes after
- * we cleared it); no xmit runs after netif_tx_disable(), and the wire
+ * once RX is disabled; no completion wakes the queue once @up is clear and
+ * the polls that may have seen it set are over (synchronize_net(): a poll
+ * runs with BH off); no xmit runs after netif_tx_disable(), and the wire
  * ignores kicks once it is off, so no one starts its timer once it is
  * cancelled; what the wire had not sent goes out (flush), then NAPI stops
  * and every skb is freed. The rings stay. Does nothing if down.
