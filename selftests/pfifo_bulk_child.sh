@@ -51,7 +51,7 @@ run_child() {
 	pktgen_run
 	check "$name: drained to backlog 0" wait_backlog_zero $dev
 	offered=$(pktgen_offered $dev)
-	read -r sent drops qlen < <(qdisc_counts $dev 10:)
+	read -r sent drops _ < <(qdisc_counts $dev 10:)
 	rx=$(($(link_stat $peer rx_packets) - rx0))
 	echo "# $name: offered $offered sent $sent drops $drops peer rx $rx"
 	check_eq "$name: offered == sent + dropped" "$offered" "$((sent + drops))"
@@ -106,7 +106,7 @@ for kind in pfifo pfifo_bulk; do
 	fi
 	python3 "$PFB_TESTDIR/pfb_pktsend.py" $dev $sfb_frames > /dev/null
 	check "sfb/$kind: drained to backlog 0" wait_backlog_zero $dev
-	read -r sent drops qlen < <(qdisc_counts $dev 10:)
+	read -r sent drops _ < <(qdisc_counts $dev 10:)
 	bucketdrop=$(tc -s qdisc show dev $dev |
 		awk '{ for (i = 1; i < NF; i++) if ($i == "bucketdrop") print $(i + 1) }')
 	echo "# sfb/$kind: child sent $sent drops $drops, sfb bucketdrop $bucketdrop"
