@@ -51,7 +51,7 @@ run_child() {
 	pktgen_run
 	check "$name: drained to backlog 0" wait_backlog_zero $dev
 	offered=$(pktgen_offered $dev)
-	read -r sent drops _ < <(qdisc_counts $dev 10:)
+	read -r sent drops qlen < <(qdisc_counts $dev 10:)
 	rx=$(($(link_stat $peer rx_packets) - rx0))
 	echo "# $name: offered $offered sent $sent drops $drops peer rx $rx"
 	check_eq "$name: offered == sent + dropped" "$offered" "$((sent + drops))"
