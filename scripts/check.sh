@@ -18,12 +18,14 @@
 # guests run with that root as their userspace (trixie's tc and ethtool);
 # the host's kernels build and run on the host's Debian 12.
 #
-# The newest kernel runs every selftest a second time with the qdisc in the
+# The newest kernel runs the selftests a second time with the qdisc in the
 # mode that is not its default (the module's modinfo says which): today
 # sch_pfifo_bulk loaded with lockless=0 (PFB_LOCKLESS=0 in the guest;
 # selftests/lib.sh), reported as "KVER (lockless=0)". That is the kernel
 # where the mode matters (from 6.19 a locked root rides the core's defer
-# list), so both modes run there.
+# list), so both modes run there. The second pass leaves out the tests
+# that run the same in both modes (TEST_PROGS_MODE_FREE: refnic's own, and
+# those that load their mode themselves).
 #
 #   scripts/check.sh            6.1 (host), and 6.12+deb13 and the newest
 #                               backports kernel (trixie root)
@@ -192,6 +194,7 @@ else
 	tests_single=$(make -s -C selftests --no-print-directory list_tests_single)
 	tests_multi=$parallel
 fi
+mode_free=" $(make -s -C selftests --no-print-directory list_tests_mode_free) "
 
 # A run: a kernel, or KVER@lockless=N for that kernel with the qdisc
 # module loaded with lockless=N. run_kver RUN: its kernel; run_name RUN: as
@@ -206,6 +209,17 @@ run_name() {
 	esac
 }
 
+# tests_of RUN TEST...: those of the TESTs that RUN runs: all, but the
+# second pass in the other mode leaves out the tests that run the same in
+# both (selftests/Makefile: TEST_PROGS_MODE_FREE), which the first ran.
+tests_of() {
+	local run=$1 t
+	shift
+	for t in "$@"; do
+		[[ $run == *@lockless=* && $mode_free == *" $t "* ]] || echo "$t"
+	done
+}
+
 # other_mode KVER: the lockless value that is not the default of the
 # module built for KVER (its parameter's description ends "(default N)");
 # nothing when modinfo cannot tell.
@@ -218,10 +232,13 @@ other_mode() {
 
 # vm_start RUN THREAD CPUS TEST...: run_tests.sh in a VM on RUN's kernel
 # with TCG threading THREAD and CPUS vCPUs, in the background, with the
-# modules of build_clean; its output goes to its log, and vm_tally reads it.
+# modules of build_clean, for the TESTs of tests_of; its output goes to its
+# log, and vm_tally reads it. Nothing when none is left.
 vm_start() {
 	local run=$1 thread=$2 cpus=$3 k lockless=
 	shift 3
+	set -- $(tests_of "$run" "$@")
+	[ $# -gt 0 ] || return 0
 	k=$(run_kver "$run")
 	[[ $run == *@lockless=* ]] && lockless=${run##*=}
 	echo "$@" > "$out/selftests-$run-$thread.tests"
@@ -240,6 +257,7 @@ vm_start() {
 vm_tally() {
 	local k=$1 thread=$2 log vmrc line pass fail skip tests
 
+	[ -n "${vm_pid[$k-$thread]:-}" ] || return 0
 	log=$out/selftests-$k-$thread.log
 	wait "${vm_pid[$k-$thread]}"
 	vmrc=$?
