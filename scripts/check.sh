@@ -249,6 +249,7 @@ vm_start() {
 		selftests/run_tests.sh "$@" \
 		> "$out/selftests-$run-$thread.log" 2>&1 &
 	vm_pid[$run-$thread]=$!
+	vm_t0[$run-$thread]=$SECONDS
 }
 
 # vm_tally RUN THREAD: wait for that VM, print its log, and count what it
@@ -263,7 +264,7 @@ vm_tally() {
 	vmrc=$?
 	read -ra tests < "$out/selftests-$k-$thread.tests"
 	kcur=$k
-	echo "# --- kernel $(run_name "$k"), $thread-threaded TCG: ${tests[*]}"
+	echo "# --- kernel $(run_name "$k"), $thread-threaded TCG, $((SECONDS - ${vm_t0[$k-$thread]})) s: ${tests[*]}"
 	cat "$log"
 	# (the guest's console ends lines with CR LF)
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n1)
@@ -298,7 +299,7 @@ done
 # CPU: with three on two CPUs a starved guest once missed a bound that
 # assumes its timer runs on time. A multi-threaded guest wants every host
 # CPU for its vCPUs, so those run one after the other.
-declare -A vm_pid
+declare -A vm_pid vm_t0
 built=
 for k in $kernels; do
 	kcur=$k
