@@ -10,8 +10,10 @@
 # attributes from a "newer kernel", truncated ones, sizes tc rounds, caps
 # of 0), print tc's way (print_size, no "0b") and are valgrind-clean; and
 # for bulkctl: tc's grammar (global options, optional "dev", "VERB help",
-# -n NETNS), one-line errors naming the word, values that would wrap
-# refused as the plugin refuses them, show DEV without a pfifo_bulk
+# -n NETNS), one-line errors naming the word, values that would wrap or
+# carry a sign refused as the plugin refuses them, handles and parents
+# only as show prints them, nothing after -batch FILE, the completion
+# following that grammar, show DEV without a pfifo_bulk
 # exiting 0 (as tc), and "show file" text byte-identical to tc's and JSON
 # with the canned values (and a file that is no dump failing).
 #
@@ -103,14 +105,17 @@ expect "tc coalesce_usecs 50parsecs" 1 \
 expect "tc coalesce_pkts x" 1 'Illegal value for "coalesce_pkts": "x" \(a number of packets\)' \
 	"${add[@]}" coalesce_pkts x
 # Values iproute2's parsers would turn into others (strtoul's negation,
-# a double stored as it comes): refused, never sent as 1 or as 0 ("off").
-would_wrap=("limit -18446744073709551615" "coalesce_usecs 4294967297"
+# a double stored as it comes): refused, never sent as 1 or as 0 ("off");
+# so is any number with a sign, which strtoul() and strtod() take.
+would_wrap=("limit -18446744073709551615" "limit -0" "bulk_bytes -0k"
+	    "coalesce_usecs -0" "coalesce_usecs 4294967297"
 	    "coalesce_usecs 4294967.297s" "coalesce_usecs nan" "coalesce_usecs -0.5"
 	    "coalesce_usecs 1e-9s" "coalesce_usecs ms" "bulk_bytes 0.5")
 for v in "${would_wrap[@]}"; do
 	expect "tc $v (would wrap)" 1 "^pfifo_bulk: Illegal value for \"${v% *}\": \"${v#* }\"" \
 		"${add[@]}" $v
 done
+expect "tc limit +5" 1 '^pfifo_bulk: Illegal value for "limit": "\+5"' "${add[@]}" limit +5
 expect "tc unknown word" 1 'pfifo_bulk: unknown parameter "burst"' "${add[@]}" burst 3
 check "tc unknown word prints usage" grep -q '^Usage:' "$tmp/out.err"
 expect "tc missing value" 255 'Command line is not complete' "${add[@]}" limit
@@ -207,6 +212,21 @@ for v in "${would_wrap[@]}"; do
 	expect_1line "bulkctl $v (would wrap)" 1 "^bulkctl: add: invalid \"${v% *}\": \"${v#* }\"" \
 		"${B[@]}" add lo $v
 done
+expect_1line "bulkctl limit +5" 1 'invalid "limit": "\+5"' "${B[@]}" add lo limit +5
+expect_1line "bulkctl a space before a number" 1 'invalid "limit": " 5"' "${B[@]}" add lo limit " 5"
+# Handles and parents as show prints them: no sign, minor of a handle or
+# part beyond ffff, which tc's parsers drop or cut; no bare number.
+for v in "handle 1:2" "handle 10000:" "handle -1:" "parent -1:1" "parent 1" "parent 100000001" \
+	 "parent :" "parent 1:10000"; do
+	expect_1line "bulkctl $v" 1 "^bulkctl: add: invalid \"${v% *}\": \"${v#* }\" \(" \
+		"${B[@]}" add lo $v
+done
+expect_1line "bulkctl watch count -1" 1 '^bulkctl: watch: invalid "count": "-1" \(a number from 1\)$' \
+	"${B[@]}" watch lo count -1
+expect_1line "bulkctl - (no option)" 1 '^bulkctl: unknown option "-"' "${B[@]}" - show
+expect_1line "bulkctl -- (no option)" 1 '^bulkctl: unknown option "--"' "${B[@]}" -- show
+expect_1line "bulkctl -batch FILE and more" 1 '^bulkctl: unexpected "show" after "-batch FILE"$' \
+	"${B[@]}" -batch /dev/null show
 expect_1line "bulkctl missing value" 1 'missing value for "limit"' "${B[@]}" add lo limit
 expect_1line "bulkctl a typo taken for the device" 1 '^bulkctl: add: cannot find device "limt"$' \
 	"${B[@]}" add limt 5
@@ -338,7 +358,11 @@ for w in $usage_words; do
 done
 check_eq "usage's $(echo $usage_words | wc -w) words in the man page and the completion" "$missing" ""
 check_eq "completion: -b takes a file" "$(complete_words -b /dev/nul)" "/dev/null"
-check_eq "completion: the command after -b FILE" "$(complete_words -b x.txt s)" "show"
+check_eq "completion: -bat takes a file too" "$(complete_words --bat /dev/nul)" "/dev/null"
+check_eq "completion: nothing after -b FILE" "$(complete_words -b x.txt s)" ""
+check_eq "completion: -net NAME is a namespace, then the command" "$(complete_words -net nosuchns0 sh)" "show"
+check_eq "completion: root is no device" "$(complete_words add root "")" \
+	"dev handle limit bulk_bytes bulk_pkts mode coalesce_usecs coalesce_pkts help $(ls /sys/class/net | tr '\n' ' ' | sed 's/ $//')"
 check "make install puts the completion in place" eval '
 	make -s -C "$PFB_TOP/tools/bulkctl" install DESTDIR="$tmp/inst" >/dev/null &&
 	cmp "$PFB_TOP/tools/bulkctl/bulkctl.bash-completion" \

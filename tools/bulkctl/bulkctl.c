@@ -51,7 +51,7 @@ static int usage(FILE *f)
 		"       bulkctl [ OPTIONS ] -b[atch] FILE\n"
 		"       bulkctl { help | -h | -V }\n"
 		"OPTIONS := { -s[tats] | -j[son] | -p[retty] | -n[etns] NAME | -h[elp] | -V[ersion] }\n"
-		"ID: as tc's (root, none, 1:, 1:2, :2); PACKETS: any base (0x400);\n"
+		"ID: root, none, or in hex MAJ:MIN, MAJ:, :MIN (1:2, 1:, :2); PACKETS: any base;\n"
 		"SIZE: tc's (1500, 64k, 1m; 0 = no cap); TIME: tc's (800us, 1ms; a number is us).\n"
 		"The kernel checks the ranges.\n");
 	return f == stdout ? 0 : EXIT_USAGE;
@@ -131,6 +131,61 @@ static void find_dev(struct args *a)
 		bad_arg("cannot find device \"%s\"", shown(a->dev));
 }
 
+/*
+ * A hexadecimal number of at most 16 bits at *@s, which is moved past it:
+ * hex digits only, where strtoul() would also take a sign, spaces and "0x"
+ * and keep the low bits of what overflows.
+ */
+static bool get_hex16(const char **s, __u32 *v)
+{
+	const char *p = *s;
+
+	for (*v = 0; isxdigit((unsigned char)*p) && *v <= 0xffff; p++)
+		*v = *v * 16 + (isdigit((unsigned char)*p) ? *p - '0' :
+				 tolower((unsigned char)*p) - 'a' + 10);
+	if (p == *s || *v > 0xffff)
+		return false;
+	*s = p;
+	return true;
+}
+
+/*
+ * A parent as show prints it: root, none, MAJ:MIN, MAJ: or :MIN. tc's
+ * get_tc_classid() also reads a bare number, as the whole 32-bit ID (1 is
+ * :1, easily taken for 1:); bulkctl refuses it.
+ */
+static int parse_parent(const char *s, __u32 *id)
+{
+	__u32 maj = 0, min = 0;
+	bool has_maj;
+
+	if (strcmp(s, "root") == 0 || strcmp(s, "none") == 0) {
+		*id = *s == 'r' ? TC_H_ROOT : TC_H_UNSPEC;
+		return 0;
+	}
+	has_maj = *s != ':';
+	if ((has_maj && !get_hex16(&s, &maj)) || *s++ != ':' ||
+	    (*s && !get_hex16(&s, &min)) || *s || (!has_maj && !min))
+		return -1;
+	*id = TC_H_MAKE(maj << 16, min);
+	return 0;
+}
+
+/* A qdisc's handle: MAJ: or MAJ, or none; tc's takes "1:2" for 1:. */
+static int parse_handle(const char *s, __u32 *h)
+{
+	__u32 maj;
+
+	if (strcmp(s, "none") == 0) {
+		*h = 0;
+		return 0;
+	}
+	if (!get_hex16(&s, &maj) || (*s == ':' && *++s) || *s)
+		return -1;
+	*h = maj << 16;
+	return 0;
+}
+
 /* A word that is never a device, whatever the verb. */
 static bool keyword(const char *w)
 {
@@ -174,14 +229,14 @@ static void parse_args(int argc, char **argv, unsigned int words, struct args *a
 		} else if (words & W_PLACE && strcmp(w, "parent") == 0) {
 			set_once(&has_parent, "root/parent");
 			v = next_value(&i, argc, argv);
-			if (get_tc_classid(&a->parent, v))
-				bad_arg("invalid \"parent\": \"%s\" (root, none, MAJ:MIN or :MIN in hex)",
+			if (parse_parent(v, &a->parent))
+				bad_arg("invalid \"parent\": \"%s\" (root, none, MAJ:MIN, MAJ: or :MIN; hex, up to ffff)",
 					shown(v));
 		} else if (words & W_PLACE && strcmp(w, "handle") == 0) {
 			set_once(&has_handle, w);
 			v = next_value(&i, argc, argv);
-			if (get_qdisc_handle(&a->handle, v))
-				bad_arg("invalid \"handle\": \"%s\" (MAJ: in hex, or none)", shown(v));
+			if (parse_handle(v, &a->handle))
+				bad_arg("invalid \"handle\": \"%s\" (MAJ: in hex, up to ffff, or none)", shown(v));
 		} else if (type) {
 			set_once(&a->has[type], w);
 			v = next_value(&i, argc, argv);
@@ -200,7 +255,9 @@ static void parse_args(int argc, char **argv, unsigned int words, struct args *a
 		} else if (words & W_WATCH && strcmp(w, "count") == 0) {
 			set_once(&has_count, w);
 			v = next_value(&i, argc, argv);
-			if (get_u32(&a->count, v, 0) || a->count < 1)
+			/* a digit first: get_u32() takes "-4294967295" for 1 */
+			if (!isdigit((unsigned char)*v) || get_u32(&a->count, v, 0) ||
+			    a->count < 1)
 				bad_arg("invalid \"count\": \"%s\" (a number from 1)", shown(v));
 		} else {
 			if (a->dev)	/* "add limt 5": the typo was taken for the device */
@@ -258,7 +315,9 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *opt = argv[i] + (argv[i][1] == '-');	/* --json */
 
-		if (matches(opt, "-json") == 0) {
+		if (!opt[1]) {		/* "-" and "--" begin every option */
+			bad_arg("unknown option \"%s\"; try \"bulkctl help\"", shown(argv[i]));
+		} else if (matches(opt, "-json") == 0) {
 			json = 1;
 		} else if (matches(opt, "-pretty") == 0) {
 			pretty = 1;
@@ -287,6 +346,8 @@ int main(int argc, char **argv)
 	if (netns && netns_switch(netns))	/* it says why */
 		return EXIT_USAGE;
 	/* One command per line, as tc -batch; the first to fail ends it. */
+	if (batch && i < argc)
+		bad_arg("unexpected \"%s\" after \"-batch FILE\"", shown(argv[i]));
 	if (batch)
 		return do_batch(batch, false, do_cmd, NULL);
 	if (i == argc)

@@ -23,6 +23,7 @@
 #ifndef PFIFO_BULK_USER_H
 #define PFIFO_BULK_USER_H
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -137,14 +138,18 @@ static inline int pfb_time_parse(const char *s, __u32 *v)
 
 /*
  * @s as the value of option @type into @v; -1 when it does not parse, or
- * when iproute2's parser would turn it into another value: a count with a
- * minus ("-18446744073709551615" is 1 to strtoul()), a size that is not 0
- * but becomes 0 ("0.5": no cap), a time as pfb_time_parse() says.
+ * when iproute2's parser would turn it into another value: a number not
+ * starting with a digit (or a point: ".5ms"), since strtoul() and strtod()
+ * skip spaces and take a sign ("-18446744073709551615" is 1, "-0k" 0), a
+ * size that is not 0 but becomes 0 ("0.5": no cap), a time as
+ * pfb_time_parse() says.
  */
 static inline int pfb_opt_parse(int type, const char *s, __u32 *v)
 {
 	int mode;
 
+	if (type != TCA_PFIFO_BULK_MODE && !isdigit((unsigned char)*s) && *s != '.')
+		return -1;
 	switch (type) {
 	case TCA_PFIFO_BULK_BULK_BYTES:
 		return get_size(v, s) || (!*v && strtod(s, NULL) != 0) ? -1 : 0;
@@ -155,7 +160,7 @@ static inline int pfb_opt_parse(int type, const char *s, __u32 *v)
 		*v = mode;
 		return mode < 0 ? -1 : 0;
 	default:
-		return strchr(s, '-') || get_unsigned(v, s, 0) ? -1 : 0;
+		return get_unsigned(v, s, 0) ? -1 : 0;
 	}
 }
 
