@@ -11,8 +11,10 @@
 # "8001:1", 64-bit counters whole, estimator "rate" lines and JSON keys,
 # no mean_batch in JSON); that a dump ending in an error (an NLMSG_DONE
 # carrying one) fails with exit 2 and one line, its JSON array still closed;
-# that "show" with nothing to show exits 0 as tc does, "[]" in JSON; and
-# that -batch runs a command per line until one fails.
+# that "show" with nothing to show exits 0 as tc does, "[]" in JSON; that
+# -batch runs a command per line until one fails; and that "watch" reports
+# the differences between its two samples (pfb_canned.py watch-0, watch-1),
+# the 32-bit drops counter's wrap and a qdisc created again included.
 #
 # As root everything runs as nobody in a fresh network namespace; only the
 # dump is canned, device names come from that namespace's kernel.
@@ -126,6 +128,33 @@ check_eq "dump ending in an error with a message: exit status, the message" \
 	"$?:$(cat "$tmp/b.err")" "2:Error: Dump interrupted."
 check_eq "dump ending in an error with a message: the JSON array is closed" \
 	"$(jq -c '[.[].handle]' "$tmp/b" 2>&1)" '["0:","0:","0:"]'
+
+# ENOENT and EOPNOTSUPP, which iproute2 prints only with the kernel's
+# message (for its other dumps they mean "none"): one line either way.
+for e in 2:"No such file or directory" 95:"Operation not supported"; do
+	for msg in "" "Dump failed"; do
+		"${sandbox[@]}" "${canned[@]}" PFB_NLSHIM_DONE=${e%%:*} ${msg:+PFB_NLSHIM_MSG="$msg"} \
+			"$B" show > /dev/null 2> "$tmp/b.err"
+		rc=$?
+		want="RTNETLINK answers: ${e#*:}"
+		[ -z "$msg" ] || want="Error: $msg."
+		check_eq "dump ending in errno ${e%%:*}${msg:+ with a message}: exit status, one line" \
+			"$rc:$(cat "$tmp/b.err")" "2:$want"
+	done
+done
+
+# watch: a dump per sample; what each qdisc counted in the interval, the
+# rates times the interval measured (11:'s drops wrapped 32 bits: 32, not
+# 16; 12: was created again: all its 7 drops, not 7 - 5).
+for n in 0 1; do
+	must python3 "$PFB_TOP/selftests/pfb_canned.py" "$tmp/watch-$n" 1 watch-$n
+	chmod 644 "$tmp/watch-$n"
+done
+w=$("${sandbox[@]}" env LD_PRELOAD="$tmp/pfb_nlshim.so" PFB_NLSHIM_FILE="$tmp/watch-0:$tmp/watch-1" \
+	"$B" -j watch lo interval 0.1 count 1)
+check_eq "watch: packets, drops and batches of each qdisc and the total" \
+	"$(jq -c '.interval as $t | [(.qdiscs[], .) | [.handle, ((.pkts_per_sec, .drops_per_sec, .batches_per_sec) * $t | round)]]' <<< "$w")" \
+	'[["11:",100,32,10],["12:",50,7,10],[null,150,39,20]]'
 
 # Nothing to show: exit 0, as tc.
 : > "$tmp/empty"

@@ -18,7 +18,12 @@
 # default_qdisc), handle-0 children of a default mq, counters beyond 32 bits,
 # rate estimators, options with coalescing on.
 #
-#   pfb_canned.py FILE [IFINDEX [tc-json]]
+# With "watch-0" and "watch-1", the two samples of "bulkctl watch" (one per
+# dump, host_json.sh): qdisc 11: counts on, its 32-bit drops counter
+# wrapping (0xfffffff0, then 32 later 0x10); 12: is deleted and created
+# again between them (fewer packets), with more drops than the old one had.
+#
+#   pfb_canned.py FILE [IFINDEX [tc-json | watch-0 | watch-1]]
 
 import struct
 import sys
@@ -154,11 +159,29 @@ def tc_json(ifindex):
             qdisc_msg(ifindex, 0, 0x80010002, [kind, opts(1500000), stats(3, True)])]
 
 
+def watch(ifindex, n):
+    def q(handle, packets, drops, batches):
+        app = nest(TCA_STATS_APP, u64(2, batches), u64(3, packets))
+        basic = attr(TCA_STATS_BASIC, struct.pack("=QI4x", 1500 * packets, packets))
+        queue = attr(TCA_STATS_QUEUE, struct.pack("=5I", 0, 0, drops, 0, 0))
+        stats = nest(TCA_STATS2, basic, u64(TCA_STATS_PKT64, packets), queue, app)
+        return qdisc_msg(ifindex, handle << 16, 0x10000 | (handle & 0xf),
+                         [attr(TCA_KIND, b"pfifo_bulk\0"), stats])
+
+    if n == 0:
+        return [q(0x11, 5000, 0xfffffff0, 1000), q(0x12, 1000, 5, 200)]
+    return [q(0x11, 5100, 0x10, 1010), q(0x12, 50, 7, 10)]
+
+
 if __name__ == "__main__":
     ifindex = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     if len(sys.argv) > 3 and sys.argv[3] == "tc-json":
         with open(sys.argv[1], "wb") as f:
             f.write(b"".join(tc_json(ifindex)))
+        sys.exit(0)
+    if len(sys.argv) > 3 and sys.argv[3].startswith("watch-"):
+        with open(sys.argv[1], "wb") as f:
+            f.write(b"".join(watch(ifindex, int(sys.argv[3][6:]))))
         sys.exit(0)
     with open(sys.argv[1], "wb") as f:
         f.write(full(ifindex))

@@ -8,7 +8,9 @@
  *	LD_PRELOAD=pfb_nlshim.so PFB_NLSHIM_FILE=FILE [PFB_NLSHIM_DONE=ERRNO
  *		[PFB_NLSHIM_MSG=TEXT]] tc -j qdisc show
  *
- * FILE holds the messages (selftests/pfb_canned.py); they come back as one
+ * FILE holds the messages (selftests/pfb_canned.py); FILE1:FILE2:... answer
+ * the first dump, the second, and so on (the last all later ones), for the
+ * two samples of "bulkctl watch". They come back as one
  * datagram with the request's sequence number and the socket's port id,
  * ended by an NLMSG_DONE whose error is -ERRNO (0 without PFB_NLSHIM_DONE),
  * as a kernel ends a dump that failed half way, with TEXT as its extended
@@ -32,12 +34,25 @@ static size_t reply_len;
 /* The canned messages, stamped with @seq and @portid, and NLMSG_DONE. */
 static void make_reply(unsigned int seq, unsigned int portid)
 {
-	const char *path = getenv("PFB_NLSHIM_FILE"), *err = getenv("PFB_NLSHIM_DONE");
+	const char *files = getenv("PFB_NLSHIM_FILE"), *err = getenv("PFB_NLSHIM_DONE");
 	const char *msg = getenv("PFB_NLSHIM_MSG");
+	static unsigned int dumps;
 	struct nlattr *nla;
 	struct nlmsghdr *nlh, *done;
-	FILE *f = path ? fopen(path, "rb") : NULL;
+	char path[4096] = "";
+	unsigned int n;
+	FILE *f = NULL;
 	size_t cap = 1 << 20, off;
+
+	/* the dumps-th path of the list, or its last */
+	for (n = 0; files && n <= dumps && *files; n++) {
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(files, ":"), files);
+		files += strcspn(files, ":");
+		files += *files == ':';
+	}
+	dumps++;
+	if (*path)
+		f = fopen(path, "rb");
 
 	reply = calloc(1, cap);
 	if (!f || !reply) {

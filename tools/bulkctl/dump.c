@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <libmnl/libmnl.h>
 
 #include "bulkctl.h"
 
@@ -31,9 +32,30 @@ static int one_qdisc(struct nlmsghdr *n, void *arg)
 	return 0;
 }
 
+/*
+ * Whether iproute2 leaves unsaid the error a dump ended with: it prints
+ * every error once (the kernel's message if there is one), but for an
+ * NLMSG_DONE with ENOENT or EOPNOTSUPP and no message, which means "none"
+ * to its other dumps.
+ */
+static int dump_error(struct nlmsghdr *n, void *arg)
+{
+	const struct nlattr *a;
+	bool *unsaid = arg;
+
+	*unsaid = n->nlmsg_type == NLMSG_DONE && (errno == ENOENT || errno == EOPNOTSUPP);
+	if (*unsaid)
+		mnl_attr_for_each(a, n, sizeof(int))
+			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+			    *(const char *)mnl_attr_get_payload(a))
+				*unsaid = false;
+	return RTNL_LET_NLERR;
+}
+
 void dump_qdiscs(struct dump *d)
 {
 	static struct rtnl_handle rth = { .fd = -1 };
+	bool unsaid = false;
 	struct {
 		struct nlmsghdr n;
 		struct tcmsg t;
@@ -48,9 +70,8 @@ void dump_qdiscs(struct dump *d)
 	/* one iovec, as tc: what selftests/pfb_nlshim.c answers */
 	if (rtnl_dump_request_n(&rth, &req.n) < 0)
 		die(EXIT_KERNEL, "cannot send the dump request: %s", strerror(errno));
-	if (rtnl_dump_filter(&rth, one_qdisc, d) < 0) {
-		/* it printed the error, but these two: "none" to tc's other dumps */
-		if (errno == ENOENT || errno == EOPNOTSUPP)
+	if (rtnl_dump_filter_errhndlr(&rth, one_qdisc, d, dump_error, &unsaid) < 0) {
+		if (unsaid)
 			perror("RTNETLINK answers");
 		quit(EXIT_KERNEL);
 	}

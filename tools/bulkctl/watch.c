@@ -123,6 +123,7 @@ static void report(const char *dev, const struct samples *then,
 {
 	struct sample total = {}, d;
 	const struct sample *prev;
+	bool fresh;
 	char h[SPRINT_BSIZE], p[SPRINT_BSIZE], name[2 * SPRINT_BSIZE];
 	size_t i, j, k;
 
@@ -137,12 +138,19 @@ static void report(const char *dev, const struct samples *then,
 			    then->s[j].parent == now->s[i].parent)
 				prev = &then->s[j];
 		/*
-		 * All that a new qdisc counted is new; a counter that went
-		 * down is that of a qdisc deleted and created again.
+		 * All that a new qdisc counted is new; a 64-bit counter that
+		 * went down is that of a qdisc deleted and created again. The
+		 * drops counter has 32 bits (gnet_stats_queue) and wraps
+		 * under a flood: its difference is taken modulo 2^32, unless
+		 * the packets say the qdisc is new.
 		 */
+		fresh = !prev || now->s[i].c[S_PACKETS] < prev->c[S_PACKETS];
 		for (k = 0; k < S_N; k++) {
-			d.c[k] = now->s[i].c[k] - (prev && now->s[i].c[k] >= prev->c[k] ?
-						   prev->c[k] : 0);
+			if (k == S_DROPS && !fresh)
+				d.c[k] = (uint32_t)(now->s[i].c[k] - prev->c[k]);
+			else
+				d.c[k] = now->s[i].c[k] -
+					 (!fresh && now->s[i].c[k] >= prev->c[k] ? prev->c[k] : 0);
 			total.c[k] += d.c[k];
 		}
 		snprintf(h, sizeof(h), "%x:", now->s[i].handle >> 16);
