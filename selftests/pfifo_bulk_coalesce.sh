@@ -211,11 +211,16 @@ for bql in on off; do
 	check "paced, BQL $bql: pfifo_bulk" paced_alone pfifo_bulk $bql pfifo_bulk limit 10000 &&
 		xfail_on_slow check_cmp "paced, BQL $bql: pfifo_bulk without coalescing too" \
 			"$dbpp" ">=" 0.8
-	# (A slow guest makes batches larger, not smaller: pktgen, late,
-	# catches up in bunches, and a late timer finds more packets waiting.)
+	# (A guest a little slow makes batches larger: pktgen, late, catches
+	# up in bunches, and a late timer finds more packets waiting. One
+	# slower than the pace itself sends fewer than 8 frames a window, and
+	# the timer ends most holds: the KASAN kernel, beside host builds,
+	# sent the 6,000 frames scheduled over 2.4 s in 55.7 s and rang 0.542
+	# per packet, 321 of its 451 holds ended by the timer.)
 	check "paced, BQL $bql: pfifo_bulk coalescing" \
 		paced coalesce $bql pfifo_bulk limit 10000 coalesce_usecs $co_us coalesce_pkts 8 &&
-		check_cmp "paced, BQL $bql: coalescing rings once per 4 packets or less" "$dbpp" "<=" 0.25
+		xfail_on_slow check_cmp "paced, BQL $bql: coalescing rings once per 4 packets or less" \
+			"$dbpp" "<=" 0.25
 	read -r held rpkts rtimer hmax <<< "$(x $dev held release_pkts release_timer held_ns_max)"
 	echo "# paced, BQL $bql, coalescing: held $held (pkts $rpkts, timer $rtimer), longest wait $hmax ns"
 	# The timer's lateness on a starved guest bounds it, as the bursts'
