@@ -100,9 +100,10 @@
  *			before it get their doorbell). N >= 1: 1 drops every
  *			frame. Counted in tx_fault_drop and tx_dropped.
  *   /sys/kernel/debug/refnic/<ifname>/fail_ring_alloc 0|1
- *			1: every TX ring allocation fails (ip link set up,
- *			ethtool -G, ethtool -L then fail with ENOMEM and
- *			change nothing).
+ *			1: every TX ring allocation fails: ip link set up,
+ *			and ethtool -G and -L of a running device (a down
+ *			one allocates at up), fail with ENOMEM and change
+ *			nothing.
  *
  * The BQL switch, a test knob, in debugfs too (read and write 0 or 1; any
  * other value is refused with EINVAL and changes nothing):

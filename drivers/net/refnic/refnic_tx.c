@@ -651,8 +651,9 @@ static void refnic_reset_work(struct work_struct *work)
 	struct refnic_priv *priv = container_of(to_delayed_work(work),
 						struct refnic_priv, reset_work);
 
-	/* The destructor cancels us, without RTNL. A device unregistered
-	 * meanwhile was closed first: nothing to reset.
+	/* The destructor cancels us after unregistration, without RTNL
+	 * (refnic_reset_cancel()). A device unregistered meanwhile was
+	 * closed first: nothing to reset.
 	 */
 	rtnl_lock();
 	if (netif_running(priv->dev)) {
@@ -863,6 +864,8 @@ int refnic_queues_init(struct net_device *dev)
 
 /* priv_destructor: after unregistration, without RTNL, which the reset
  * work takes (ndo_uninit runs with RTNL held and cannot wait for it).
+ * register_netdevice() calls it with RTNL when it fails after ndo_init,
+ * but then the device never ran and no timeout can have queued the work.
  */
 void refnic_reset_cancel(struct net_device *dev)
 {

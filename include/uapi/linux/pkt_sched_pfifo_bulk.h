@@ -7,9 +7,10 @@
  * NLA_F_NESTED in a request (the kernel refuses it without) and unflagged
  * in the dump, as other qdiscs dump theirs; a change message carries only
  * the attributes to change. The dump always carries all of them,
- * including the read-only ones, which a request may not carry. Extended statistics
- * (TCA_STATS_APP) are a nest of TCA_PFIFO_BULK_XSTATS_* attributes; readers
- * skip types they do not know. Drops and requeues are in TCA_STATS2.
+ * including the read-only ones, which a request may not carry. Extended
+ * statistics (TCA_STATS_APP) are a nest of TCA_PFIFO_BULK_XSTATS_*
+ * attributes; readers skip types they do not know. Drops and requeues are
+ * in TCA_STATS2.
  */
 #ifndef _UAPI_LINUX_PKT_SCHED_PFIFO_BULK_H
 #define _UAPI_LINUX_PKT_SCHED_PFIFO_BULK_H
