@@ -142,7 +142,8 @@ refnic_hist_sum() {
 }
 
 # refnic_pktgen DEV MODE COUNT [BURST [DST_MAC [DST_IP]]]: one pktgen
-# thread per CPU, each sends COUNT 60-byte frames on DEV with xmit_mode MODE
+# thread per CPU, each sends COUNT frames of 60 bytes (REFNIC_PKTGEN_SIZE)
+# on DEV with xmit_mode MODE
 # (queue_xmit: through the qdisc; start_xmit: straight to the driver, BURST
 # frames per call). COUNT 0 runs until refnic_pktgen_stop; then run it in
 # the background. Returns when done. REFNIC_PKTGEN_CPUS=N uses only the
@@ -161,7 +162,7 @@ refnic_pktgen() {
 		d=$pg/$dev@$cpu
 		echo "xmit_mode $mode" > "$d"
 		echo "count $count" > "$d"
-		echo "pkt_size 60" > "$d"
+		echo "pkt_size ${REFNIC_PKTGEN_SIZE:-60}" > "$d"
 		echo "delay ${REFNIC_PKTGEN_DELAY:-0}" > "$d"
 		if [ -n "${REFNIC_PKTGEN_QMAP:-}" ]; then
 			set -- $REFNIC_PKTGEN_QMAP

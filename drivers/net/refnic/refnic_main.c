@@ -52,6 +52,9 @@
  *   /sys/module/refnic/parameters/line_rate_mbps
  *			line rate of devices created later (default 0,
  *			unlimited), 0..1000000
+ *   /sys/module/refnic/parameters/watchdog_ms
+ *			TX watchdog timeout of devices created later, ms,
+ *			1000..600000 (default 30000), as stmmac's watchdog
  *   ethtool -S DEV	the counters without a standard home on the running
  *			kernel (refnic_ethtool.c), device-wide totals, then
  *			per TX queue txq<N>_*: tx_segments (on the wire: a
@@ -192,6 +195,29 @@ static const struct kernel_param_ops refnic_line_rate_ops = {
 static unsigned int line_rate_mbps;
 module_param_cb(line_rate_mbps, &refnic_line_rate_ops, &line_rate_mbps, 0644);
 MODULE_PARM_DESC(line_rate_mbps, "Line rate of new devices, Mb/s, 0..1000000 (default 0: unlimited)");
+
+#define REFNIC_WATCHDOG_MS_MIN		1000
+#define REFNIC_WATCHDOG_MS_MAX		600000
+#define REFNIC_WATCHDOG_MS_DEFAULT	30000
+
+static int refnic_watchdog_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, REFNIC_WATCHDOG_MS_MIN,
+				     REFNIC_WATCHDOG_MS_MAX);
+}
+
+static const struct kernel_param_ops refnic_watchdog_ops = {
+	.set	= refnic_watchdog_set,
+	.get	= param_get_uint,
+};
+
+/* Long by default: a TCG guest's timers may lag seconds behind on a loaded
+ * host. A stopped queue that drains slowly is not hung whatever the value:
+ * completions refresh its trans_start (refnic_tx_clean()).
+ */
+static unsigned int watchdog_ms = REFNIC_WATCHDOG_MS_DEFAULT;
+module_param_cb(watchdog_ms, &refnic_watchdog_ops, &watchdog_ms, 0644);
+MODULE_PARM_DESC(watchdog_ms, "TX watchdog timeout of new devices, ms, 1000..600000 (default 30000)");
 
 static struct net_device *refnic_peer(struct net_device *dev)
 {
@@ -417,10 +443,7 @@ static void refnic_setup(struct net_device *dev)
 	dev->features |= REFNIC_OFFLOADS;
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = refnic_reset_cancel;
-	/* Longer than a stopped queue can wait: at 1 Mb/s, a quarter of a
-	 * 4096-entry ring of full-size frames takes 12.6 s to drain.
-	 */
-	dev->watchdog_timeo = 30 * HZ;
+	dev->watchdog_timeo = msecs_to_jiffies(READ_ONCE(watchdog_ms));
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_DATA_LEN;
 	eth_hw_addr_random(dev);

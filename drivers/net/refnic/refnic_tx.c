@@ -694,6 +694,12 @@ static void refnic_tx_clean(struct refnic_queue *q, int budget)
 	 */
 	smp_store_release(&q->clean, clean);
 	was_stopped = netif_xmit_stopped(txq);
+	/* The wire moved: a queue that stays stopped (on a slow line, until
+	 * wake_thresh slots are free) is not hung. Tell the watchdog, as
+	 * real drivers do; only a wire that stopped times out.
+	 */
+	if (was_stopped)
+		txq_trans_cond_update(txq);
 	refnic_txq_completed_wake(q, txq, pkts, bytes);
 	woken = was_stopped && !netif_xmit_stopped(txq);
 
