@@ -315,7 +315,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *opt = argv[i] + (argv[i][1] == '-');	/* --json */
 
-		if (!opt[1]) {		/* "-" and "--" begin every option */
+		/* "-" and "--": to matches(), a prefix of every option */
+		if (!opt[1]) {
 			bad_arg("unknown option \"%s\"; try \"bulkctl help\"", shown(argv[i]));
 		} else if (matches(opt, "-json") == 0) {
 			json = 1;
