@@ -175,17 +175,12 @@ def watch(ifindex, n):
 
 if __name__ == "__main__":
     ifindex = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    if len(sys.argv) > 3 and sys.argv[3] == "tc-json":
-        with open(sys.argv[1], "wb") as f:
-            f.write(b"".join(tc_json(ifindex)))
-        sys.exit(0)
-    if len(sys.argv) > 3 and sys.argv[3].startswith("watch-"):
-        with open(sys.argv[1], "wb") as f:
-            f.write(b"".join(watch(ifindex, int(sys.argv[3][6:]))))
-        sys.exit(0)
+    what = sys.argv[3] if len(sys.argv) > 3 else ""
+    if what == "tc-json":
+        msgs = tc_json(ifindex)
+    elif what.startswith("watch-"):
+        msgs = watch(ifindex, int(what[6:]))
+    else:
+        msgs = [make(ifindex) for make in (full, sparse, sizes, no_caps, big_mean)]
     with open(sys.argv[1], "wb") as f:
-        f.write(full(ifindex))
-        f.write(sparse(ifindex))
-        f.write(sizes(ifindex))
-        f.write(no_caps(ifindex))
-        f.write(big_mean(ifindex))
+        f.write(b"".join(msgs))
