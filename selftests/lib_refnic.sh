@@ -177,6 +177,14 @@ refnic_pktgen() {
 	pktgen_ran
 }
 
+# refnic_require_pktgen: skips the test without pktgen; at exit, stops
+# pktgen and removes its devices.
+refnic_require_pktgen() {
+	modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
+	defer refnic_pktgen_stop
+	defer pktgen_remove_all
+}
+
 refnic_pktgen_stop() {
 	[ -w /proc/net/pktgen/pgctrl ] && echo stop > /proc/net/pktgen/pgctrl
 	return 0

@@ -20,9 +20,7 @@
 . "$(dirname "$0")/lib_trace.sh"
 require_root
 require_cmd ethtool tc jq python3
-modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
-defer refnic_pktgen_stop
-defer pktgen_remove_all
+refnic_require_pktgen
 load_module refnic
 
 a=rffa0

@@ -13,9 +13,7 @@
 . "$(dirname "$0")/lib_refnic.sh"
 require_root
 require_cmd ethtool
-modprobe pktgen 2>/dev/null || { echo "SKIP: no pktgen"; exit $ksft_skip; }
-defer refnic_pktgen_stop
-defer pktgen_remove_all
+refnic_require_pktgen
 load_module refnic
 
 dev=rfln0
