@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-side lint of TEST_PROGS_MODE_FREE (selftests/Makefile): the tests
-# that make check's second pass, with sch_pfifo_bulk in its other mode,
-# leaves out because they run the same in both. Such a test either never
-# names pfifo_bulk (refnic's own) or loads the mode it is about itself
-# (load_qdisc_lockless, insmod ... lockless=N, PFB_LOCKLESS=... load_module);
+# that make check runs in only one of the newest kernel's two passes (the
+# second with sch_pfifo_bulk in its other mode), because they run the same
+# in both. Such a test either never names pfifo_bulk (refnic's own) or
+# loads the mode it is about itself (load_qdisc_lockless, insmod ...
+# lockless=N, PFB_LOCKLESS=... load_module);
 # a plain "load_module sch_pfifo_bulk" takes PFB_LOCKLESS's mode, and a
 # "tc qdisc add ... pfifo_bulk" with nothing loaded first gets the module's
-# default, so either makes the test one the second pass must run. The lint
+# default, so either makes the test one that both passes must run. The lint
 # proves itself on canned tests.
 #
 #   selftests/host_mode_free.sh
